@@ -1,0 +1,90 @@
+// Command harness is the chain data query API's mock and conformance harness:
+// one binary that serves a mock of the API, generates fixture data, validates
+// documents against the API's schemas and checks any implementation against
+// the spec.
+//
+// Usage:
+//
+//	harness <command> [flags] [arguments]
+//
+// Run "harness help" for the list of commands.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is one subcommand of the binary.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *env, args []string) int
+}
+
+// env is what a subcommand may touch besides its arguments, so that tests can
+// run subcommands in-process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the command ran and found a problem (invalid data, failed rules)
+	exitUsage   = 2 // the command line is wrong
+)
+
+func commands() []command {
+	return []command{
+		{"serve", "serve the mock API on a built-in or recorded dataset", runServe},
+		{"generate", "write a generated world as fixture files", runGenerate},
+		{"validate", "check JSON documents against a schema", runValidate},
+		{"schemas", "list the schemas, print one, or export OpenAPI", runSchemas},
+		{"conform", "run the conformance suite against a base URL", runConform},
+		{"record", "record a live deployment's listings as fixtures", runRecord},
+		{"proxy", "forward requests to a deployment and validate its responses", runProxy},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(e.stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, e, args[1:])
+		}
+	}
+	fmt.Fprintf(e.stderr, "harness: unknown command %q (run \"harness help\")\n", args[0])
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "harness: mock server, fixture generator and conformance suite for the chain data query API")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: harness <command> [flags] [arguments]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run \"harness <command> -h\" for the flags of a command.")
+}

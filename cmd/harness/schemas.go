@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/chaindata/harness/schemas"
+)
+
+func runSchemas(_ context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "schemas", "[--long] [NAME | FILE.json]")
+	long := fs.Bool("long", false, "list each schema with its file and description")
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	switch fs.NArg() {
+	case 0:
+		return listSchemas(e, *long)
+	case 1:
+		arg := fs.Arg(0)
+		var data []byte
+		var err error
+		if strings.HasSuffix(arg, ".json") {
+			data, err = schemas.File(arg)
+		} else {
+			data, err = schemas.Definition(arg)
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "harness schemas: %v (run \"harness schemas\" for the list)\n", err)
+			return exitFailure
+		}
+		e.stdout.Write(data)
+		return exitOK
+	default:
+		return usageError(e.stderr, fs, "at most one schema name")
+	}
+}
+
+func listSchemas(e *env, long bool) int {
+	if !long {
+		for _, name := range schemas.Names() {
+			fmt.Fprintln(e.stdout, name)
+		}
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	for _, name := range schemas.Names() {
+		n := schemas.MustLookup(name)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, n.File, firstSentence(n.Description))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func firstSentence(s string) string {
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}

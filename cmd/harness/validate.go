@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/chaindata/harness/schemas"
+)
+
+func runValidate(_ context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "validate", "--schema NAME FILE... (\"-\" reads standard input; *.ndjson files hold one document per line)")
+	name := fs.String("schema", "", "name of the schema to check against (see \"harness schemas\")")
+	ndjson := fs.Bool("ndjson", false, "treat every input as newline-delimited JSON, one document per line")
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if *name == "" {
+		return usageError(e.stderr, fs, "--schema is required")
+	}
+	if fs.NArg() == 0 {
+		return usageError(e.stderr, fs, "no input files (use - for standard input)")
+	}
+	v, err := schemas.Load(*name)
+	if err != nil {
+		return usageError(e.stderr, fs, "%v", err)
+	}
+	code := exitOK
+	for _, path := range fs.Args() {
+		data, err := readInput(e, path)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "%s: %v\n", path, err)
+			code = exitFailure
+			continue
+		}
+		lines := strings.HasSuffix(path, ".ndjson") || *ndjson
+		if !checkDocument(e.stdout, v, path, data, lines) {
+			code = exitFailure
+		}
+	}
+	return code
+}
+
+func readInput(e *env, path string) ([]byte, error) {
+	if path == "-" {
+		return io.ReadAll(e.stdin)
+	}
+	return os.ReadFile(path)
+}
+
+// checkDocument validates one input and prints one line per violation,
+// prefixed with where it is. It reports whether the input is valid.
+func checkDocument(w io.Writer, v *schemas.Validator, path string, data []byte, lines bool) bool {
+	if !lines {
+		return report(w, path, v.Validate(data))
+	}
+	ok := true
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		if !report(w, fmt.Sprintf("%s:%d", path, n), v.Validate(line)) {
+			ok = false
+		}
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Fprintf(w, "%s: %v\n", path, err)
+		return false
+	}
+	return ok
+}
+
+func report(w io.Writer, where string, err error) bool {
+	if err == nil {
+		return true
+	}
+	var verr *schemas.ValidationError
+	if !errors.As(err, &verr) {
+		fmt.Fprintf(w, "%s: %v\n", where, err)
+		return false
+	}
+	for _, viol := range verr.Violations {
+		fmt.Fprintf(w, "%s: %s\n", where, viol)
+	}
+	return false
+}

@@ -1,0 +1,17 @@
+// Package schemas holds the JSON Schemas (draft-07) of the chain data query
+// API: every response body, record, nested object, enumeration and command
+// variant of the spec. They are the single source of truth of the harness: the
+// generators walk them to make data, the mock server's responses are checked
+// against them, and the conformance suite judges other implementations by them.
+//
+// The schema files are embedded. Each definition has a project-wide unique
+// name (for example "ListGamesResponse", "OrderSubmission", "TimeInForce"):
+//
+//   - Load(name) gives a compiled validator, built once and safe for
+//     concurrent use, whose errors name the JSON path and the rule broken.
+//   - Lookup(name) gives the parsed definition as a Node tree with its
+//     references resolved and property order kept, for code that walks the
+//     schemas (data generators, the OpenAPI export).
+//
+// Conventions shared by every file are described in README.md beside them.
+package schemas

@@ -1,0 +1,198 @@
+package schemas
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/xeipuuv/gojsonschema"
+)
+
+// Validator checks JSON documents against one compiled definition. It is safe
+// for concurrent use.
+type Validator struct {
+	name   string
+	schema *gojsonschema.Schema
+}
+
+// Load returns the compiled validator of the named definition. Each is
+// compiled on first request and cached.
+func Load(name string) (*Validator, error) {
+	reg, err := theRegistry()
+	if err != nil {
+		return nil, err
+	}
+	n, ok := reg.defs[name]
+	if !ok {
+		return nil, fmt.Errorf("no schema named %q", name)
+	}
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	if v, ok := reg.validators[name]; ok {
+		return v, nil
+	}
+	loader, err := reg.newLoader()
+	if err != nil {
+		return nil, err
+	}
+	root := fmt.Sprintf(`{"$ref": %q}`, BaseURL+n.File+"#"+n.Pointer)
+	compiled, err := loader.Compile(gojsonschema.NewStringLoader(root))
+	if err != nil {
+		return nil, fmt.Errorf("compile schema %s: %w", name, err)
+	}
+	v := &Validator{name: name, schema: compiled}
+	reg.validators[name] = v
+	return v, nil
+}
+
+// MustLoad is Load for names fixed in code; it panics on an unknown
+// name.
+func MustLoad(name string) *Validator {
+	v, err := Load(name)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// Name returns the name of the definition the validator checks.
+func (v *Validator) Name() string { return v.name }
+
+// Validate checks one JSON document. It returns nil when the document is
+// valid, a *ValidationError listing every violation when it is not, and
+// another error when the input is not JSON.
+func (v *Validator) Validate(doc []byte) error {
+	if !json.Valid(doc) {
+		return fmt.Errorf("validate %s: input is not valid JSON", v.name)
+	}
+	return v.validate(gojsonschema.NewBytesLoader(doc))
+}
+
+// ValidateValue checks a Go value as if it were marshalled to JSON.
+func (v *Validator) ValidateValue(x any) error {
+	data, err := json.Marshal(x)
+	if err != nil {
+		return fmt.Errorf("validate %s: marshal: %w", v.name, err)
+	}
+	return v.Validate(data)
+}
+
+func (v *Validator) validate(l gojsonschema.JSONLoader) error {
+	res, err := v.schema.Validate(l)
+	if err != nil {
+		return fmt.Errorf("validate %s: %w", v.name, err)
+	}
+	if res.Valid() {
+		return nil
+	}
+	return newValidationError(v.name, res.Errors())
+}
+
+// Violation is one way a document breaks its schema.
+type Violation struct {
+	// Path is the JSON pointer of the offending value in the document, such
+	// as "/transactions/3/command/amendAmm/marketId"; "" is the root. For a
+	// missing or unexpected property it points at that property.
+	Path string
+	// Rule names the schema rule broken: "required", "pattern", "enum",
+	// "invalid_type", "additional_property_not_allowed", "number_one_of", ...
+	Rule string
+	// Message says what is wrong in words.
+	Message string
+	// Value is the offending value, when there is one.
+	Value any
+}
+
+// String formats the violation as one line: path, message and rule.
+func (v Violation) String() string {
+	p := v.Path
+	if p == "" {
+		p = "/"
+	}
+	return fmt.Sprintf("%s: %s [%s]", p, v.Message, v.Rule)
+}
+
+// ValidationError is returned when a document does not match its schema.
+type ValidationError struct {
+	// Schema is the name of the definition checked against.
+	Schema string
+	// Violations lists every violation, ordered by path.
+	Violations []Violation
+}
+
+func (e *ValidationError) Error() string {
+	lines := make([]string, len(e.Violations))
+	for i, v := range e.Violations {
+		lines[i] = v.String()
+	}
+	return fmt.Sprintf("does not match schema %s: %s", e.Schema, strings.Join(lines, "; "))
+}
+
+func newValidationError(schema string, errs []gojsonschema.ResultError) *ValidationError {
+	out := &ValidationError{Schema: schema}
+	seen := map[string]bool{}
+	for _, re := range errs {
+		path := contextPointer(re.Context())
+		rule := re.Type()
+		msg := re.Description()
+		var value any = re.Value()
+		switch rule {
+		case "required", "additional_property_not_allowed":
+			if prop, ok := re.Details()["property"].(string); ok {
+				path += "/" + escapePointer(prop)
+				value = nil
+			}
+		}
+		if s := shortValue(value); s != "" && rule != "required" {
+			msg += ", got " + s
+		}
+		viol := Violation{Path: path, Rule: rule, Message: msg, Value: value}
+		key := viol.String()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out.Violations = append(out.Violations, viol)
+	}
+	sort.SliceStable(out.Violations, func(i, j int) bool {
+		a, b := out.Violations[i], out.Violations[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Rule < b.Rule
+	})
+	return out
+}
+
+// contextPointer turns gojsonschema's "(root).a.0.b" context into a JSON
+// pointer. A separator that cannot occur in keys keeps dotted keys intact.
+func contextPointer(c *gojsonschema.JsonContext) string {
+	const sep = "\x1f"
+	parts := strings.Split(c.String(sep), sep)
+	var b strings.Builder
+	for _, p := range parts {
+		if p == gojsonschema.STRING_CONTEXT_ROOT {
+			continue
+		}
+		b.WriteByte('/')
+		b.WriteString(escapePointer(p))
+	}
+	return b.String()
+}
+
+func shortValue(v any) string {
+	switch v.(type) {
+	case nil, map[string]any, []any:
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
