@@ -1,0 +1,573 @@
+package generators
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Listing names, as used in fixture file names and the manifest.
+const (
+	ListingGames             = "games"
+	ListingSnapshots         = "snapshots"
+	ListingKeyRotations      = "keyrotations"
+	ListingNetworkParameters = "networkparameters"
+	ListingTransactions      = "transactions"
+)
+
+// Listings lists the five listings in a fixed order.
+var Listings = []string{ListingGames, ListingSnapshots, ListingKeyRotations, ListingNetworkParameters, ListingTransactions}
+
+// Fixture file formats.
+const (
+	// FormatJSON writes each listing as one response body of the spec's
+	// shape holding every row, in the listing's default order.
+	FormatJSON = "json"
+	// FormatNDJSON writes each listing as one node per line.
+	FormatNDJSON = "ndjson"
+	// FormatAuto writes JSON, and NDJSON for listings above NDJSONThreshold.
+	FormatAuto = "auto"
+)
+
+// NDJSONThreshold is the row count above which FormatAuto writes NDJSON.
+const NDJSONThreshold = 100_000
+
+// ManifestFile is the name of the fixture manifest; it is written last, so a
+// directory with a manifest holds complete fixtures.
+const ManifestFile = "manifest.json"
+
+// Manifest describes a fixture directory.
+type Manifest struct {
+	FormatVersion   int                        `json:"formatVersion"`
+	Source          string                     `json:"source"` // "generated" or the URL recorded from
+	Seed            *int64                     `json:"seed,omitempty"`
+	Scale           float64                    `json:"scale,omitempty"`
+	LatestBlock     uint64                     `json:"latestBlock,string"`
+	LatestBlockTime time.Time                  `json:"latestBlockTime"`
+	FirstEpoch      uint64                     `json:"firstEpoch,string"`
+	LatestEpoch     uint64                     `json:"latestEpoch,string"`
+	Listings        map[string]ManifestListing `json:"listings"`
+}
+
+// ManifestListing names the file of one listing and its row count.
+type ManifestListing struct {
+	File  string `json:"file"`
+	Count int    `json:"count"`
+}
+
+// WriteOptions control WriteFixtures.
+type WriteOptions struct {
+	// Format is FormatAuto (the default), FormatJSON or FormatNDJSON.
+	Format string
+	// Progress, when set, is called after each listing with the number of
+	// rows written so far and the total.
+	Progress func(done, total int)
+}
+
+// WriteFixtures writes the world into dir, one file per listing and a
+// manifest. Every file is written to a temporary name and renamed into
+// place, so an interrupted or failed run leaves each previous file intact.
+func WriteFixtures(ctx context.Context, dir string, w *World, opts WriteOptions) (*Manifest, error) {
+	format := opts.Format
+	if format == "" {
+		format = FormatAuto
+	}
+	if format != FormatAuto && format != FormatJSON && format != FormatNDJSON {
+		return nil, fmt.Errorf("%w: format %q is not auto, json or ndjson", ErrBadOptions, format)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create fixture directory: %w", err)
+	}
+	m := &Manifest{
+		FormatVersion:   1,
+		Source:          "generated",
+		Seed:            &w.Seed,
+		Scale:           w.Scale,
+		LatestBlock:     w.LatestBlock,
+		LatestBlockTime: w.LatestBlockTime,
+		FirstEpoch:      w.FirstEpoch,
+		LatestEpoch:     w.LatestEpoch,
+		Listings:        map[string]ManifestListing{},
+	}
+	if w.Scale == 0 {
+		m.Source, m.Seed = "recorded", nil
+	}
+	total := len(w.Games) + len(w.Snapshots) + len(w.KeyRotations) + len(w.NetworkParameters) + len(w.Transactions)
+	done := 0
+	for _, listing := range Listings {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rows := w.rows(listing)
+		f := format
+		if f == FormatAuto {
+			f = FormatJSON
+			if len(rows) > NDJSONThreshold {
+				f = FormatNDJSON
+			}
+		}
+		name := listing + "." + f
+		err := writeAtomic(filepath.Join(dir, name), func(out *bufio.Writer) error {
+			if f == FormatNDJSON {
+				return writeNDJSON(ctx, out, rows)
+			}
+			return writeResponse(ctx, out, listing, rows)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("write %s: %w", name, err)
+		}
+		// A listing written in the other format before is now stale.
+		other := FormatJSON
+		if f == FormatJSON {
+			other = FormatNDJSON
+		}
+		if err := os.Remove(filepath.Join(dir, listing+"."+other)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("remove stale %s.%s: %w", listing, other, err)
+		}
+		m.Listings[listing] = ManifestListing{File: name, Count: len(rows)}
+		done += len(rows)
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode manifest: %w", err)
+	}
+	err = writeAtomic(filepath.Join(dir, ManifestFile), func(out *bufio.Writer) error {
+		_, err := out.Write(append(data, '\n'))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("write manifest: %w", err)
+	}
+	return m, nil
+}
+
+// row is one record ready to write: its node JSON and cursor.
+type row struct {
+	node   []byte
+	cursor string
+}
+
+// rows returns a listing's rows in its default order: newest first, except
+// network parameters in key order.
+func (w *World) rows(listing string) []row {
+	var out []row
+	switch listing {
+	case ListingGames:
+		idx := make([]int, len(w.Games))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool {
+			x, y := &w.Games[idx[a]], &w.Games[idx[b]]
+			if x.Epoch != y.Epoch {
+				return x.Epoch > y.Epoch
+			}
+			return x.ID < y.ID
+		})
+		for _, i := range idx {
+			g := &w.Games[i]
+			out = append(out, row{node: RecordJSON(g), cursor: g.Cursor()})
+		}
+	case ListingSnapshots:
+		for i := len(w.Snapshots) - 1; i >= 0; i-- {
+			s := &w.Snapshots[i]
+			out = append(out, row{node: RecordJSON(s), cursor: s.Cursor()})
+		}
+	case ListingKeyRotations:
+		idx := make([]int, len(w.KeyRotations))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool {
+			x, y := &w.KeyRotations[idx[a]], &w.KeyRotations[idx[b]]
+			if x.BlockHeight != y.BlockHeight {
+				return x.BlockHeight > y.BlockHeight
+			}
+			return x.NodeID < y.NodeID
+		})
+		for _, i := range idx {
+			r := &w.KeyRotations[i]
+			out = append(out, row{node: RecordJSON(r), cursor: r.Cursor()})
+		}
+	case ListingNetworkParameters:
+		for i := range w.NetworkParameters {
+			p := &w.NetworkParameters[i]
+			out = append(out, row{node: RecordJSON(p), cursor: p.Cursor()})
+		}
+	case ListingTransactions:
+		out = make([]row, 0, len(w.Transactions))
+		for i := len(w.Transactions) - 1; i >= 0; i-- {
+			out = append(out, row{node: w.Transactions[i].JSON})
+		}
+	}
+	return out
+}
+
+// RecordJSON returns the JSON of a record: its Raw bytes when it was read
+// from fixtures, its encoding otherwise.
+func RecordJSON(rec any) []byte {
+	var raw []byte
+	switch r := rec.(type) {
+	case *Game:
+		raw = r.Raw
+	case *CoreSnapshot:
+		raw = r.Raw
+	case *EthereumKeyRotation:
+		raw = r.Raw
+	case *NetworkParameter:
+		raw = r.Raw
+	case *Transaction:
+		return r.JSON
+	}
+	if raw != nil {
+		return raw
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		// The record types hold only strings, numbers, booleans and
+		// slices of them; marshalling them cannot fail.
+		panic(fmt.Sprintf("marshal %T: %v", rec, err))
+	}
+	return b
+}
+
+// wrappers are the page wrapper field of each paged listing's response.
+var wrappers = map[string]string{
+	ListingGames:             "games",
+	ListingSnapshots:         "coreSnapshots",
+	ListingKeyRotations:      "keyRotations",
+	ListingNetworkParameters: "networkParameters",
+}
+
+func writeResponse(ctx context.Context, out *bufio.Writer, listing string, rows []row) error {
+	if listing == ListingTransactions {
+		out.WriteString("{\"transactions\":[")
+		for i, r := range rows {
+			if i%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if i > 0 {
+				out.WriteByte(',')
+			}
+			out.WriteString("\n")
+			out.Write(r.node)
+		}
+		_, err := out.WriteString("\n]}\n")
+		return err
+	}
+	out.WriteString("{\"" + wrappers[listing] + "\":{\"edges\":[")
+	for i, r := range rows {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		out.WriteString("\n{\"node\":")
+		out.Write(r.node)
+		out.WriteString(",\"cursor\":\"" + r.cursor + "\"}")
+	}
+	start, end := "", ""
+	if len(rows) > 0 {
+		start, end = rows[0].cursor, rows[len(rows)-1].cursor
+	}
+	_, err := fmt.Fprintf(out, "\n],\"pageInfo\":{\"startCursor\":%q,\"endCursor\":%q,\"hasNextPage\":false,\"hasPreviousPage\":false}}}\n", start, end)
+	return err
+}
+
+func writeNDJSON(ctx context.Context, out *bufio.Writer, rows []row) error {
+	for i, r := range rows {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		out.Write(r.node)
+		if err := out.WriteByte('\n'); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeAtomic writes a file through a temporary file in the same directory,
+// synced and renamed into place only when write succeeds.
+func writeAtomic(path string, write func(*bufio.Writer) error) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	out := bufio.NewWriterSize(tmp, 1<<20)
+	if err = write(out); err != nil {
+		return err
+	}
+	if err = out.Flush(); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ReadFixtures reads a fixture directory written by WriteFixtures (or by
+// harness record) back into a World. Records keep their JSON exactly as read.
+// The World has no entities (parties, teams...), only the listings.
+func ReadFixtures(dir string) (*World, error) {
+	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("read fixtures %s: %w", dir, err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("read fixtures %s: manifest: %w", dir, err)
+	}
+	if m.FormatVersion != 1 {
+		return nil, fmt.Errorf("read fixtures %s: manifest formatVersion %d is not 1", dir, m.FormatVersion)
+	}
+	w := &World{
+		LatestBlock: m.LatestBlock, LatestBlockTime: m.LatestBlockTime,
+		FirstEpoch: m.FirstEpoch, LatestEpoch: m.LatestEpoch, Scale: m.Scale,
+	}
+	if m.Seed != nil {
+		w.Seed = *m.Seed
+	}
+	for _, listing := range Listings {
+		entry, ok := m.Listings[listing]
+		if !ok {
+			continue // a listing not recorded is served empty
+		}
+		if err := w.readListing(filepath.Join(dir, entry.File), listing); err != nil {
+			return nil, fmt.Errorf("read fixtures %s: %s: %w", dir, entry.File, err)
+		}
+	}
+	w.sortListings()
+	return w, nil
+}
+
+func (w *World) readListing(path, listing string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	each := func(node []byte) error { return w.addRecord(listing, node) }
+	if filepath.Ext(path) == ".ndjson" {
+		return eachLine(r, each)
+	}
+	return eachNode(r, listing, each)
+}
+
+// addRecord decodes one node and appends it to its listing, keeping its
+// bytes.
+func (w *World) addRecord(listing string, node []byte) error {
+	raw := bytes.Clone(node)
+	switch listing {
+	case ListingGames:
+		var g Game
+		if err := json.Unmarshal(raw, &g); err != nil {
+			return fmt.Errorf("game: %w", err)
+		}
+		g.Raw = raw
+		w.Games = append(w.Games, g)
+	case ListingSnapshots:
+		var s CoreSnapshot
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return fmt.Errorf("core snapshot: %w", err)
+		}
+		s.Raw = raw
+		w.Snapshots = append(w.Snapshots, s)
+	case ListingKeyRotations:
+		var k EthereumKeyRotation
+		if err := json.Unmarshal(raw, &k); err != nil {
+			return fmt.Errorf("key rotation: %w", err)
+		}
+		k.Raw = raw
+		w.KeyRotations = append(w.KeyRotations, k)
+	case ListingNetworkParameters:
+		var p NetworkParameter
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return fmt.Errorf("network parameter: %w", err)
+		}
+		p.Raw = raw
+		w.NetworkParameters = append(w.NetworkParameters, p)
+	case ListingTransactions:
+		t, err := ParseTransaction(raw)
+		if err != nil {
+			return err
+		}
+		w.Transactions = append(w.Transactions, t)
+	}
+	return nil
+}
+
+// ParseTransaction extracts a transaction's keys from its JSON.
+func ParseTransaction(raw []byte) (Transaction, error) {
+	var t struct {
+		Block     string `json:"block"`
+		Index     uint32 `json:"index"`
+		Type      string `json:"type"`
+		Submitter string `json:"submitter"`
+		Code      int32  `json:"code"`
+		Command   struct {
+			Batch *struct {
+				Terms struct {
+					Changes []struct {
+						NewTransfer *struct {
+							Changes struct {
+								DestinationType string `json:"destinationType"`
+								Destination     string `json:"destination"`
+							} `json:"changes"`
+						} `json:"newTransfer"`
+					} `json:"changes"`
+				} `json:"terms"`
+			} `json:"batchProposalSubmission"`
+		} `json:"command"`
+	}
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return Transaction{}, fmt.Errorf("transaction: %w", err)
+	}
+	block, err := strconv.ParseUint(t.Block, 10, 64)
+	if err != nil {
+		return Transaction{}, fmt.Errorf("transaction: block %q: %w", t.Block, err)
+	}
+	out := Transaction{Block: block, Index: t.Index, Type: t.Type, Submitter: t.Submitter, Code: t.Code, JSON: raw}
+	if t.Command.Batch != nil {
+		for _, c := range t.Command.Batch.Terms.Changes {
+			if c.NewTransfer != nil && c.NewTransfer.Changes.DestinationType == "ACCOUNT_TYPE_GENERAL" && c.NewTransfer.Changes.Destination != "" {
+				out.Receivers = append(out.Receivers, c.NewTransfer.Changes.Destination)
+			}
+		}
+	}
+	return out, nil
+}
+
+// sortListings puts every listing in its natural order, oldest first.
+func (w *World) sortListings() {
+	sort.SliceStable(w.Games, func(i, j int) bool {
+		if w.Games[i].Epoch != w.Games[j].Epoch {
+			return w.Games[i].Epoch < w.Games[j].Epoch
+		}
+		return w.Games[i].ID < w.Games[j].ID
+	})
+	sort.SliceStable(w.Snapshots, func(i, j int) bool { return w.Snapshots[i].BlockHeight < w.Snapshots[j].BlockHeight })
+	sort.SliceStable(w.KeyRotations, func(i, j int) bool {
+		a, b := &w.KeyRotations[i], &w.KeyRotations[j]
+		if a.BlockHeight != b.BlockHeight {
+			return a.BlockHeight < b.BlockHeight
+		}
+		return a.NodeID < b.NodeID
+	})
+	sort.SliceStable(w.NetworkParameters, func(i, j int) bool { return w.NetworkParameters[i].Key < w.NetworkParameters[j].Key })
+	sort.SliceStable(w.Transactions, func(i, j int) bool { return w.Transactions[i].Key().Less(w.Transactions[j].Key()) })
+}
+
+// eachLine calls fn with every non-empty line.
+func eachLine(r *bufio.Reader, fn func([]byte) error) error {
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			if ferr := fn(t); ferr != nil {
+				return fmt.Errorf("line %d: %w", n, ferr)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// eachNode streams a response-shaped file and calls fn with each node, so a
+// large file is never held whole.
+func eachNode(r io.Reader, listing string, fn func([]byte) error) error {
+	dec := json.NewDecoder(r)
+	field := wrappers[listing]
+	path := []string{field, "edges"}
+	if listing == ListingTransactions {
+		path = []string{"transactions"}
+	}
+	if err := seek(dec, path); err != nil {
+		return err
+	}
+	for i := 0; dec.More(); i++ {
+		if listing == ListingTransactions {
+			var node json.RawMessage
+			if err := dec.Decode(&node); err != nil {
+				return fmt.Errorf("row %d: %w", i, err)
+			}
+			if err := fn(node); err != nil {
+				return fmt.Errorf("row %d: %w", i, err)
+			}
+			continue
+		}
+		var edge struct {
+			Node json.RawMessage `json:"node"`
+		}
+		if err := dec.Decode(&edge); err != nil {
+			return fmt.Errorf("edge %d: %w", i, err)
+		}
+		if len(edge.Node) == 0 {
+			return fmt.Errorf("edge %d: no node", i)
+		}
+		if err := fn(edge.Node); err != nil {
+			return fmt.Errorf("edge %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// seek moves the decoder into the array at path (a chain of object fields),
+// just after its opening bracket.
+func seek(dec *json.Decoder, path []string) error {
+	for depth, want := range path {
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			return fmt.Errorf("want an object holding %q", want)
+		}
+		for {
+			tok, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, ok := tok.(string)
+			if !ok {
+				return fmt.Errorf("no field %q", want)
+			}
+			if key == want {
+				break
+			}
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return err
+			}
+		}
+		if depth == len(path)-1 {
+			if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+				return fmt.Errorf("field %q is not an array", want)
+			}
+		}
+	}
+	return nil
+}

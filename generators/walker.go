@@ -1,0 +1,494 @@
+package generators
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/chaindata/harness/schemas"
+)
+
+// genContext carries what the walker needs while it builds one value.
+type genContext struct {
+	g *rng
+	u *universe
+	// cov, when set, steers every choice towards enum values and oneof
+	// branches not yet produced, and includes every optional property.
+	cov *coverage
+	// optional is the chance that an optional property is included.
+	optional float64
+	// now is the time values are made around: the time of the block a
+	// transaction is in.
+	now      time.Time
+	depth    int
+	patterns map[string]*regexp.Regexp
+	groups   map[*schemas.Node][]string // memo of ExclusiveGroup
+}
+
+func newGenContext(g *rng, u *universe) *genContext {
+	return &genContext{g: g, u: u, optional: 0.6, now: u.now,
+		patterns: map[string]*regexp.Regexp{}, groups: map[*schemas.Node][]string{}}
+}
+
+// Instance returns a JSON instance of the named schema definition that
+// validates against it, made deterministically from seed.
+func Instance(name string, seed int64) ([]byte, error) {
+	n, err := schemas.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	g := newRNG(seed)
+	c := newGenContext(g, defaultUniverse(g))
+	v, err := c.gen(n)
+	if err != nil {
+		return nil, fmt.Errorf("generate %s: %w", name, err)
+	}
+	return v.appendJSON(nil), nil
+}
+
+// gen makes a value for node n.
+func (c *genContext) gen(n *schemas.Node) (value, error) {
+	// A palette entry's format describes the meaning of the value, so look
+	// for a format at every step of the reference chain.
+	for n.Ref != nil {
+		n = n.Ref
+	}
+	if t := n.NullableTarget(); t != nil {
+		return c.gen(t)
+	}
+	if len(n.AnyOf) > 0 && len(n.Types) == 0 {
+		return c.gen(n.AnyOf[0])
+	}
+	if len(n.AllOf) > 0 && len(n.Types) == 0 {
+		return c.genAllOf(n)
+	}
+	if n.HasConst {
+		return plainValue(n.Const), nil
+	}
+	if len(n.Enum) > 0 {
+		return plainValue(c.chooseEnum(n)), nil
+	}
+	if n.IsOpaque() {
+		return object(), nil
+	}
+	typ := ""
+	for _, t := range n.Types {
+		if t != "null" {
+			typ = t
+			break
+		}
+	}
+	switch typ {
+	case "object":
+		return c.genObject(n, "")
+	case "array":
+		return c.genArray(n)
+	case "string", "integer", "number":
+		return c.genScalar(n, typ)
+	case "boolean":
+		return boolean(c.g.chance(0.5)), nil
+	case "":
+		// Any JSON value: a short string or a small number.
+		if c.g.chance(0.5) {
+			return num(c.g.between(0, 1000)), nil
+		}
+		return str(c.g.faker.Word()), nil
+	}
+	return value{}, fmt.Errorf("%s#%s: cannot generate type %q", n.File, n.Pointer, typ)
+}
+
+func (c *genContext) genScalar(n *schemas.Node, typ string) (value, error) {
+	// The formats make values that match their patterns; the package's
+	// tests validate every generated value, so the hot path does not.
+	if f, ok := formats[n.Format]; ok {
+		return f(c, n), nil
+	}
+	switch typ {
+	case "integer":
+		return num(c.intIn(n, 0, 1000)), nil
+	case "number":
+		return c.float(n, 0, 1), nil
+	}
+	if n.Pattern != "" {
+		return value{}, fmt.Errorf("%s#%s: no generator for format %q (pattern %s)", n.File, n.Pointer, n.Format, n.Pattern)
+	}
+	return str(fitLength(c.g.faker.Word(), n)), nil
+}
+
+// genAllOf makes a value for the first branch that also passes the others,
+// such as an enum with one value excluded.
+func (c *genContext) genAllOf(n *schemas.Node) (value, error) {
+	cov := c.cov
+	defer func() { c.cov = cov }()
+	for try := 0; try < 32; try++ {
+		if try > 0 {
+			// Coverage may keep steering to the excluded value; choose
+			// freely after a miss.
+			c.cov = nil
+		}
+		v, err := c.gen(n.AllOf[0])
+		if err != nil {
+			return value{}, err
+		}
+		if c.satisfies(n, &v) {
+			return v, nil
+		}
+	}
+	return value{}, fmt.Errorf("%s#%s: no value satisfies allOf after 32 tries", n.File, n.Pointer)
+}
+
+func (c *genContext) genArray(n *schemas.Node) (value, error) {
+	lo, hi := 1, 3
+	if c.depth > 4 {
+		hi = 2
+	}
+	if n.MinItems != nil && *n.MinItems > lo {
+		lo = *n.MinItems
+	}
+	if n.MaxItems != nil && *n.MaxItems < hi {
+		hi = *n.MaxItems
+	}
+	count := int(c.g.between(int64(lo), int64(hi)))
+	items := make([]value, 0, count)
+	c.depth++
+	defer func() { c.depth-- }()
+	for i := 0; i < count; i++ {
+		v, err := c.gen(n.Items)
+		if err != nil {
+			return value{}, err
+		}
+		items = append(items, v)
+	}
+	return array(items...), nil
+}
+
+// genObject makes an object for n. forced, when not empty, names the branch
+// of the object's oneof group to take.
+func (c *genContext) genObject(n *schemas.Node, forced string) (value, error) {
+	group := c.groupOf(n)
+	chosen := forced
+	if chosen == "" && len(group) > 0 {
+		chosen = c.chooseBranch(n, group)
+	}
+	c.depth++
+	defer func() { c.depth-- }()
+	v := value{kind: kObject, obj: make([]field, 0, len(n.Properties))}
+	for _, p := range n.Properties {
+		switch {
+		case contains(group, p.Name):
+			if p.Name != chosen {
+				continue
+			}
+		case n.IsRequired(p.Name):
+		case c.cov != nil:
+		case !c.optionalIncluded(n.Name, p.Name):
+			continue
+		}
+		if p.Schema.IsOpaque() && !n.IsRequired(p.Name) && p.Name != forced {
+			continue
+		}
+		pv, err := c.gen(p.Schema)
+		if err != nil {
+			return value{}, err
+		}
+		v.obj = append(v.obj, field{name: p.Name, val: pv})
+	}
+	if err := c.repair(n, &v); err != nil {
+		return value{}, err
+	}
+	if fix, ok := fixups[n.Name]; ok {
+		fix(c, &v)
+	}
+	return v, nil
+}
+
+// repair makes the object pass its if/then rules. For a broken rule it first
+// adds the properties the rule requires, then drops the optional properties
+// that trigger the rule, and as a last resort sets the values the rule wants.
+func (c *genContext) repair(n *schemas.Node, v *value) error {
+	for round := 0; round < 8; round++ {
+		broken := false
+		for _, rule := range n.AllOf {
+			if rule.If == nil {
+				continue
+			}
+			want := rule.Then
+			if !c.satisfies(rule.If, v) {
+				want = rule.Else
+			}
+			if want == nil || c.satisfies(want, v) {
+				continue
+			}
+			broken = true
+			if err := c.fixRule(n, rule, want, v); err != nil {
+				return err
+			}
+		}
+		if !broken {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s#%s: cannot satisfy its if/then rules", n.File, n.Pointer)
+}
+
+func (c *genContext) fixRule(n, rule, want *schemas.Node, v *value) error {
+	added := false
+	for _, r := range want.Required {
+		if _, ok := v.get(r); ok {
+			continue
+		}
+		ps := n.Property(r)
+		if ps == nil {
+			continue
+		}
+		pv, err := c.gen(ps)
+		if err != nil {
+			return err
+		}
+		v.set(r, pv)
+		added = true
+	}
+	if added && c.satisfies(want, v) {
+		return nil
+	}
+	if want == rule.Then {
+		dropped := false
+		for _, r := range rule.If.Required {
+			if !n.IsRequired(r) {
+				if _, ok := v.get(r); ok {
+					v.del(r)
+					dropped = true
+				}
+			}
+		}
+		if dropped {
+			return nil
+		}
+	}
+	for _, p := range want.Properties {
+		switch {
+		case p.Schema.HasConst:
+			v.set(p.Name, plainValue(p.Schema.Const))
+		case len(p.Schema.Enum) > 0:
+			v.set(p.Name, plainValue(pick(c.g, p.Schema.Enum)))
+		}
+	}
+	return nil
+}
+
+// chooseEnum picks an enum value, an unseen one first when covering.
+func (c *genContext) chooseEnum(n *schemas.Node) any {
+	if c.cov != nil {
+		var unseen []any
+		for _, e := range n.Enum {
+			if !c.cov.seen[enumKey(n, e)] {
+				unseen = append(unseen, e)
+			}
+		}
+		if len(unseen) > 0 {
+			return pick(c.g, unseen)
+		}
+		return pick(c.g, n.Enum)
+	}
+	return c.chooseCommon(n.Enum)
+}
+
+// chooseBranch picks a branch of a oneof group: when covering, the one that
+// leads to the most not yet produced; otherwise uniformly among the branches
+// whose shape is known.
+func (c *genContext) chooseBranch(n *schemas.Node, group []string) string {
+	var known []string
+	for _, b := range group {
+		if !n.Property(b).IsOpaque() {
+			known = append(known, b)
+		}
+	}
+	if len(known) == 0 {
+		return pick(c.g, group)
+	}
+	if c.cov == nil {
+		return pick(c.g, known)
+	}
+	best, bestScore := []string(nil), -1
+	for _, b := range known {
+		score := c.cov.potential(n.Property(b))
+		if !c.cov.seen[branchKey(n, b)] {
+			score++
+		}
+		switch {
+		case score > bestScore:
+			best, bestScore = []string{b}, score
+		case score == bestScore:
+			best = append(best, b)
+		}
+	}
+	return pick(c.g, best)
+}
+
+// plainValue turns a schema constant (string, bool, int64, float64) into a value.
+func plainValue(x any) value {
+	switch t := x.(type) {
+	case string:
+		return str(t)
+	case bool:
+		return boolean(t)
+	case int64:
+		return num(t)
+	case float64:
+		return numText(strconv.FormatFloat(t, 'f', -1, 64))
+	}
+	return value{}
+}
+
+// satisfies is a small validator for the keywords the schemas use inside
+// rules; the real validation is done by the schemas package.
+func (c *genContext) satisfies(n *schemas.Node, v *value) bool {
+	for n.Ref != nil {
+		n = n.Ref
+	}
+	if len(n.Types) > 0 && !typeMatches(n.Types, v) {
+		return false
+	}
+	if n.HasConst && !equalPlain(v, n.Const) {
+		return false
+	}
+	if len(n.Enum) > 0 {
+		found := false
+		for _, e := range n.Enum {
+			if equalPlain(v, e) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	if n.Not != nil && c.satisfies(n.Not, v) {
+		return false
+	}
+	if v.kind == kString {
+		l := utf8.RuneCountInString(v.text)
+		if (n.MinLength != nil && l < *n.MinLength) || (n.MaxLength != nil && l > *n.MaxLength) {
+			return false
+		}
+		if n.Pattern != "" && !c.pattern(n.Pattern).MatchString(v.text) {
+			return false
+		}
+	}
+	if v.kind == kArray {
+		if (n.MinItems != nil && len(v.arr) < *n.MinItems) || (n.MaxItems != nil && len(v.arr) > *n.MaxItems) {
+			return false
+		}
+	}
+	if v.kind == kObject {
+		for _, r := range n.Required {
+			if _, ok := v.get(r); !ok {
+				return false
+			}
+		}
+		for _, p := range n.Properties {
+			if pv, ok := v.get(p.Name); ok && !c.satisfies(p.Schema, pv) {
+				return false
+			}
+		}
+	}
+	for _, s := range n.AllOf {
+		if !c.satisfies(s, v) {
+			return false
+		}
+	}
+	if len(n.AnyOf) > 0 {
+		ok := false
+		for _, s := range n.AnyOf {
+			if c.satisfies(s, v) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(n.OneOf) > 0 {
+		count := 0
+		for _, s := range n.OneOf {
+			if c.satisfies(s, v) {
+				count++
+			}
+		}
+		if count != 1 {
+			return false
+		}
+	}
+	if n.If != nil {
+		if c.satisfies(n.If, v) {
+			if n.Then != nil && !c.satisfies(n.Then, v) {
+				return false
+			}
+		} else if n.Else != nil && !c.satisfies(n.Else, v) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *genContext) pattern(p string) *regexp.Regexp {
+	re, ok := c.patterns[p]
+	if !ok {
+		re = regexp.MustCompile(p)
+		c.patterns[p] = re
+	}
+	return re
+}
+
+func typeMatches(types []string, v *value) bool {
+	for _, t := range types {
+		switch {
+		case t == "null" && v.kind == kNull,
+			t == "string" && v.kind == kString,
+			t == "boolean" && v.kind == kBool,
+			t == "object" && v.kind == kObject,
+			t == "array" && v.kind == kArray,
+			(t == "number" || t == "integer") && v.kind == kNumber:
+			return true
+		}
+	}
+	return false
+}
+
+func equalPlain(v *value, x any) bool {
+	switch t := x.(type) {
+	case string:
+		return v.kind == kString && v.text == t
+	case bool:
+		return v.kind == kBool && v.b == t
+	case int64:
+		return v.kind == kNumber && v.text == strconv.FormatInt(t, 10)
+	case float64:
+		f, err := strconv.ParseFloat(v.text, 64)
+		return v.kind == kNumber && err == nil && f == t
+	}
+	return false
+}
+
+// groupOf returns the node's oneof group, computed once per node.
+func (c *genContext) groupOf(n *schemas.Node) []string {
+	g, ok := c.groups[n]
+	if !ok {
+		g = n.ExclusiveGroup()
+		c.groups[n] = g
+	}
+	return g
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
