@@ -13,7 +13,6 @@ func notYet(name string) func(context.Context, *env, []string) int {
 }
 
 var (
-	runServe    = notYet("serve")
 	runGenerate = notYet("generate")
 	runConform  = notYet("conform")
 	runRecord   = notYet("record")

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/mockserver"
+)
+
+func runServe(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "serve", "[flags]")
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
+	seed := fs.Int64("seed", 1, "seed of the generated world")
+	scale := fs.Float64("scale", 1, fmt.Sprintf("size of the generated world, 0.01 to %d (1: about 10,000 transactions)", generators.MaxScale))
+	data := fs.String("data", "", "serve the fixtures in this directory (written by harness generate or harness record) instead of a generated world")
+	var cfg mockserver.Config
+	fs.IntVar(&cfg.DefaultPageSize, "default-page-size", 1000, "rows of a paged listing when the request gives no count")
+	fs.IntVar(&cfg.MaxPageSize, "max-page-size", 5000, "largest count a paged listing accepts")
+	fs.IntVar(&cfg.TxDefaultPageSize, "tx-default-page-size", 50, "transactions listed when the request gives no count")
+	fs.IntVar(&cfg.TxMaxPageSize, "tx-max-page-size", 5000, "largest count the transaction listing accepts")
+	fs.BoolVar(&cfg.Strict, "strict", false, "reject requests the real node tolerates: first with last, first with before, last with after, epochFrom above epochTo")
+	fs.StringVar(&cfg.TransactionsPrefix, "transactions-prefix", "", "also serve the transaction listing under this path prefix (it is always at /transactions and /rest/transactions)")
+	fs.DurationVar(&cfg.Latency, "latency", 0, "latency added to every request, such as 50ms")
+	fs.Float64Var(&cfg.FailRate, "fail-rate", 0, "fraction of requests answered with an injected 500, 0 to 1")
+	fs.Int64Var(&cfg.FaultSeed, "fault-seed", 1, "seed of the choice of failing requests")
+	logFormat := fs.String("log-format", "text", "request log format on standard error: text, json or none")
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(e.stderr, fs, "unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case *data != "" && (set["seed"] || set["scale"]):
+		return usageError(e.stderr, fs, "--data serves fixtures; it cannot be combined with --seed or --scale")
+	case *scale < 0.01 || *scale > generators.MaxScale:
+		return usageError(e.stderr, fs, "--scale must be between 0.01 and %d, got %v", generators.MaxScale, *scale)
+	case cfg.DefaultPageSize <= 0 || cfg.MaxPageSize <= 0 || cfg.TxDefaultPageSize <= 0 || cfg.TxMaxPageSize <= 0:
+		return usageError(e.stderr, fs, "page sizes must be positive")
+	case cfg.DefaultPageSize > cfg.MaxPageSize:
+		return usageError(e.stderr, fs, "--default-page-size %d is above --max-page-size %d", cfg.DefaultPageSize, cfg.MaxPageSize)
+	case cfg.TxDefaultPageSize > cfg.TxMaxPageSize:
+		return usageError(e.stderr, fs, "--tx-default-page-size %d is above --tx-max-page-size %d", cfg.TxDefaultPageSize, cfg.TxMaxPageSize)
+	case cfg.FailRate < 0 || cfg.FailRate > 1:
+		return usageError(e.stderr, fs, "--fail-rate must be between 0 and 1, got %v", cfg.FailRate)
+	case cfg.Latency < 0:
+		return usageError(e.stderr, fs, "--latency must not be negative")
+	}
+	switch *logFormat {
+	case "text":
+		cfg.Logger = slog.New(slog.NewTextHandler(e.stderr, nil))
+	case "json":
+		cfg.Logger = slog.New(slog.NewJSONHandler(e.stderr, nil))
+	case "none":
+	default:
+		return usageError(e.stderr, fs, "--log-format must be text, json or none, got %q", *logFormat)
+	}
+
+	started := time.Now()
+	var world *generators.World
+	var err error
+	if *data != "" {
+		world, err = generators.ReadFixtures(*data)
+	} else {
+		world, err = generators.Generate(generators.Options{Seed: *seed, Scale: *scale})
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
+		return exitFailure
+	}
+	store, err := mockserver.NewStore(world)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
+		return exitFailure
+	}
+	world = nil // the store holds what it needs
+	counts := store.Counts()
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
+		return exitFailure
+	}
+	srv := &http.Server{
+		Handler:           mockserver.New(cfg, store),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	source := fmt.Sprintf("generated world (seed %d, scale %v)", *seed, *scale)
+	if *data != "" {
+		source = "fixtures in " + *data
+	}
+	fmt.Fprintf(e.stdout, "serving %s on http://%s\n", source, ln.Addr())
+	fmt.Fprintf(e.stdout, "  games %d, snapshots %d, key rotations %d, network parameters %d, transactions %d (ready in %v)\n",
+		counts[generators.ListingGames], counts[generators.ListingSnapshots], counts[generators.ListingKeyRotations],
+		counts[generators.ListingNetworkParameters], counts[generators.ListingTransactions], time.Since(started).Round(time.Millisecond))
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
+		return exitFailure
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(e.stderr, "harness serve: shutdown: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintln(e.stdout, "stopped")
+	return exitOK
+}
+
+// stdoutIsTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

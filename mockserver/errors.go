@@ -1,0 +1,102 @@
+package mockserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// gRPC status codes the API uses, and the HTTP status the gateway maps each to.
+const (
+	codeInvalidArgument = 3
+	codeNotFound        = 5
+	codeUnimplemented   = 12
+	codeInternal        = 13
+)
+
+// Error detail codes of the API.
+const (
+	detailNotMapped         = 10000
+	detailInvalidPagination = 10028
+)
+
+// errorDetailType is the @type of the API's error details.
+const errorDetailType = "type.googleapis.com/core.ErrorDetail"
+
+// apiError is an error answered with the spec's error body.
+type apiError struct {
+	status  int
+	code    int32
+	message string
+	details []errorDetail
+}
+
+type errorDetail struct {
+	Type    string `json:"@type"`
+	Code    int32  `json:"code"`
+	Message string `json:"message"`
+	Inner   string `json:"inner,omitempty"`
+}
+
+func (e *apiError) Error() string {
+	if len(e.details) > 0 {
+		d := e.details[0]
+		return fmt.Sprintf("%s: %s: %s", e.message, d.Message, d.Inner)
+	}
+	return e.message
+}
+
+// invalidPagination is a broken pagination rule (400, detail 10028).
+func invalidPagination(format string, a ...any) *apiError {
+	return &apiError{
+		status: http.StatusBadRequest, code: codeInvalidArgument, message: "InvalidArgument error",
+		details: []errorDetail{{Type: errorDetailType, Code: detailInvalidPagination, Message: "invalid pagination", Inner: fmt.Sprintf(format, a...)}},
+	}
+}
+
+// invalidArgument is any other broken rule (400, detail 10000).
+func invalidArgument(message, inner string) *apiError {
+	return &apiError{
+		status: http.StatusBadRequest, code: codeInvalidArgument, message: "InvalidArgument error",
+		details: []errorDetail{{Type: errorDetailType, Code: detailNotMapped, Message: message, Inner: inner}},
+	}
+}
+
+// parseError is a query value that does not parse (400, no details), worded
+// as the gateway words it.
+func parseError(field, value string, err error) *apiError {
+	return &apiError{
+		status: http.StatusBadRequest, code: codeInvalidArgument,
+		message: fmt.Sprintf("parsing field %q: %q: %v", field, value, err),
+	}
+}
+
+var (
+	errNotFound         = &apiError{status: http.StatusNotFound, code: codeNotFound, message: "Not Found"}
+	errMethodNotAllowed = &apiError{status: http.StatusNotImplemented, code: codeUnimplemented, message: "Method Not Allowed"}
+)
+
+func internalError(inner string) *apiError {
+	return &apiError{
+		status: http.StatusInternalServerError, code: codeInternal, message: "Internal error",
+		details: []errorDetail{{Type: errorDetailType, Code: detailNotMapped, Message: "internal error", Inner: inner}},
+	}
+}
+
+// writeError answers with the error body.
+func writeError(w http.ResponseWriter, e *apiError) {
+	details := e.details
+	if details == nil {
+		details = []errorDetail{}
+	}
+	body, _ := json.Marshal(struct {
+		Code    int32         `json:"code"`
+		Message string        `json:"message"`
+		Details []errorDetail `json:"details"`
+	}{e.code, e.message, details})
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", fmt.Sprint(len(body)+1))
+	w.WriteHeader(e.status)
+	w.Write(append(body, '\n'))
+}

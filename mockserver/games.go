@@ -1,0 +1,179 @@
+package mockserver
+
+import (
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/chaindata/harness/generators"
+)
+
+// entityScopes maps the accepted spellings of an entity scope (its name or
+// its number, as the gateway accepts) to its number.
+var entityScopes = map[string]int{
+	"ENTITY_SCOPE_UNSPECIFIED": 0, "0": 0,
+	"ENTITY_SCOPE_INDIVIDUALS": 1, "1": 1,
+	"ENTITY_SCOPE_TEAMS": 2, "2": 2,
+}
+
+const (
+	scopeUnspecified = 0
+	scopeIndividuals = 1
+	scopeTeams       = 2
+)
+
+// epochWindow resolves the epochs a games request covers, by the four
+// defaulting rules of spec section 8 and the cap on its span.
+func (s *Server) epochWindow(q query) (from, to uint64, e *apiError) {
+	from, hasFrom, e := q.uint64("epochFrom", "epoch_from")
+	if e != nil {
+		return 0, 0, e
+	}
+	to, hasTo, e := q.uint64("epochTo", "epoch_to")
+	if e != nil {
+		return 0, 0, e
+	}
+	span := uint64(s.cfg.EpochWindow - 1)
+	minus := func(x, y uint64) uint64 {
+		if x < y {
+			return 0
+		}
+		return x - y
+	}
+	switch {
+	case !hasFrom && !hasTo: // rules 1 and 2
+		to = s.store.latestEpoch
+		from = max(minus(to, span), s.store.firstEpoch)
+	case !hasFrom: // rule 2
+		from = max(minus(to, span), min(s.store.firstEpoch, to))
+	case !hasTo: // rule 3
+		to = from + span
+	}
+	if from > to {
+		if s.cfg.Strict {
+			return 0, 0, invalidArgument("invalid epoch range", "epochFrom "+strconv.FormatUint(from, 10)+" is above epochTo "+strconv.FormatUint(to, 10))
+		}
+		from = minus(to, span)
+	}
+	if to-from > span { // rule 4
+		from = to - span
+	}
+	return from, to, nil
+}
+
+func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
+	q := query(r.URL.Query())
+	p, err := s.parsePagination(q)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	from, to, err := s.epochWindow(q)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	scope := scopeUnspecified
+	if name, ok := q.get("entityScope", "entity_scope"); ok {
+		n, known := entityScopes[name]
+		if !known {
+			writeError(w, parseError("entityScope", name, errUnknownEnum))
+			return
+		}
+		scope = n
+	}
+	st := s.store
+	games := st.games
+	lo := sort.Search(len(games), func(i int) bool { return games[i].key.Epoch >= from })
+	hi := sort.Search(len(games), func(i int) bool { return games[i].key.Epoch > to })
+
+	// Start from the narrowest index the filters offer, cut to the epoch
+	// window, then check the remaining filters row by row.
+	var candidates []int32
+	indexed := false
+	narrow := func(list []int32) {
+		a := sort.Search(len(list), func(i int) bool { return int(list[i]) >= lo })
+		b := sort.Search(len(list), func(i int) bool { return int(list[i]) >= hi })
+		if !indexed || b-a < len(candidates) {
+			candidates = list[a:b]
+		}
+		indexed = true
+	}
+	gameID, _ := q.get("gameId", "game_id")
+	teamID, _ := q.get("teamId", "team_id")
+	partyID, _ := q.get("partyId", "party_id")
+	if scope == scopeIndividuals {
+		teamID = "" // the team filter applies only to unspecified or team scope
+	}
+	if gameID != "" {
+		narrow(st.gamesByID[gameID])
+	}
+	if teamID != "" {
+		narrow(st.gamesByTeam[teamID])
+	}
+	if partyID != "" {
+		narrow(st.gamesByParty[partyID])
+	}
+	keep := func(i int) bool {
+		g := &games[i]
+		switch {
+		case scope == scopeIndividuals && g.teams, scope == scopeTeams && !g.teams:
+			return false
+		case gameID != "" && g.key.ID != gameID:
+			return false
+		case teamID != "" && !contains(g.teamIDs, teamID):
+			return false
+		case partyID != "" && !contains(g.parties, partyID):
+			return false
+		}
+		return true
+	}
+	v := view{lo: lo, hi: hi, desc: p.newestFirst}
+	if indexed || scope != scopeUnspecified {
+		list := make([]int32, 0, 64)
+		if indexed {
+			for _, i := range candidates {
+				if keep(int(i)) {
+					list = append(list, i)
+				}
+			}
+		} else {
+			for i := lo; i < hi; i++ {
+				if keep(i) {
+					list = append(list, int32(i))
+				}
+			}
+		}
+		v = listView(list, p.newestFirst)
+	}
+	start, end, err := s.page(p, v, func(c string) (cmpFunc, error) {
+		k, perr := generators.ParseGameCursor(c)
+		if perr != nil {
+			return nil, perr
+		}
+		return func(i int) int {
+			gk := games[i].key
+			if d := cmpUint(gk.Epoch, k.Epoch); d != 0 {
+				return d
+			}
+			return strings.Compare(k.ID, gk.ID) // IDs descend in base order
+		}, nil
+	})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.writeJSON(w, func(b []byte) []byte {
+		return writePage(b, "games", v, func(i int) *row { return &games[i].row }, start, end)
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

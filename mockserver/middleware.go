@@ -1,0 +1,116 @@
+package mockserver
+
+import (
+	"fmt"
+	"log/slog"
+	"math/rand"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// recoverPanics answers a panic with a 500 error body instead of a dropped
+// connection, and logs it with its stack.
+func recoverPanics(next http.Handler, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.Error("panic serving request", "path", r.URL.Path, "query", r.URL.RawQuery, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				writeError(w, internalError("the server failed to answer"))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusRecorder remembers the status and size of a response.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+// logRequests writes one structured line per request.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	log := s.cfg.Logger
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.String("query", r.URL.RawQuery),
+			slog.Int("status", rec.status),
+			slog.Int("bytes", rec.bytes),
+			slog.Duration("duration", time.Since(start)),
+			slog.String("remote", r.RemoteAddr),
+		)
+	})
+}
+
+// cors lets browser clients call the API from any origin.
+func cors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", "X-Block-Height, X-Block-Timestamp")
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization")
+			h.Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// faults adds the configured latency and answers the configured fraction of
+// requests with a 500, chosen by a seeded random stream.
+func (s *Server) faults(next http.Handler) http.Handler {
+	if s.cfg.Latency <= 0 && s.cfg.FailRate <= 0 {
+		return next
+	}
+	var mu sync.Mutex
+	rng := rand.New(rand.NewSource(s.cfg.FaultSeed))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.Latency > 0 {
+			t := time.NewTimer(s.cfg.Latency)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
+		if s.cfg.FailRate > 0 {
+			mu.Lock()
+			fail := rng.Float64() < s.cfg.FailRate
+			mu.Unlock()
+			if fail {
+				writeError(w, internalError("injected fault (--fail-rate)"))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,254 @@
+package mockserver
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/chaindata/harness/generators"
+)
+
+// Store holds the records the server answers from, each listing sorted by
+// its key, oldest first, with indexes for every filter. It is read-only once
+// built and safe for concurrent use.
+type Store struct {
+	games     []gameRow
+	snapshots []row
+	rotations []rotationRow
+	params    []paramRow
+	txs       []txRow
+
+	snapshotKeys []generators.SnapshotKey
+
+	gamesByID    map[string][]int32 // row indexes, ascending
+	gamesByTeam  map[string][]int32
+	gamesByParty map[string][]int32
+	rotByNode    map[string][]int32
+	txByType     map[string][]int32
+	txByParty    map[string][]int32 // submitter or receiver
+
+	firstEpoch, latestEpoch uint64
+	latestBlock             uint64
+	latestBlockTime         time.Time
+}
+
+// row is one record's precomputed edge, {"node":...,"cursor":"..."}, and
+// its cursor.
+type row struct {
+	edge   []byte
+	cursor string
+}
+
+type gameRow struct {
+	row
+	key     generators.GameKey
+	teams   bool
+	teamIDs []string
+	parties []string
+}
+
+type rotationRow struct {
+	row
+	key generators.RotationKey
+}
+
+type paramRow struct {
+	row
+	key string
+}
+
+type txRow struct {
+	json []byte
+	key  generators.TxKey
+	typ  string
+}
+
+// NewStore builds a store from a world (generated or read from fixtures).
+// The store shares the world's transaction JSON; the world's record slices
+// are not kept.
+func NewStore(w *generators.World) (*Store, error) {
+	s := &Store{
+		gamesByID: map[string][]int32{}, gamesByTeam: map[string][]int32{}, gamesByParty: map[string][]int32{},
+		rotByNode: map[string][]int32{}, txByType: map[string][]int32{}, txByParty: map[string][]int32{},
+		firstEpoch: w.FirstEpoch, latestEpoch: w.LatestEpoch,
+		latestBlock: w.LatestBlock, latestBlockTime: w.LatestBlockTime,
+	}
+	if err := s.addGames(w.Games); err != nil {
+		return nil, err
+	}
+	s.addSnapshots(w.Snapshots)
+	s.addRotations(w.KeyRotations)
+	s.addParams(w.NetworkParameters)
+	if err := s.addTransactions(w.Transactions); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func edge(node []byte, cursor string) row {
+	b := make([]byte, 0, len(node)+len(cursor)+22)
+	b = append(b, `{"node":`...)
+	b = append(b, node...)
+	b = append(b, `,"cursor":"`...)
+	b = append(b, cursor...)
+	b = append(b, `"}`...)
+	return row{edge: b, cursor: cursor}
+}
+
+func (s *Store) addGames(games []generators.Game) error {
+	idx := make([]int, len(games))
+	for i := range idx {
+		idx[i] = i
+	}
+	// Base order: epoch ascending, ID descending, so that the reverse (the
+	// newest-first listing) is epoch descending, ID ascending.
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := &games[idx[a]], &games[idx[b]]
+		if x.Epoch != y.Epoch {
+			return x.Epoch < y.Epoch
+		}
+		return x.ID > y.ID
+	})
+	s.games = make([]gameRow, len(games))
+	for n, i := range idx {
+		g := &games[i]
+		if n > 0 && s.games[n-1].key == (generators.GameKey{Epoch: g.Epoch, ID: g.ID}) {
+			return fmt.Errorf("two games with epoch %d and ID %s", g.Epoch, g.ID)
+		}
+		s.games[n] = gameRow{
+			row:     edge(generators.RecordJSON(g), g.Cursor()),
+			key:     generators.GameKey{Epoch: g.Epoch, ID: g.ID},
+			teams:   g.Team != nil,
+			teamIDs: g.TeamIDs(),
+			parties: dedupe(g.PartyIDs()),
+		}
+		s.gamesByID[g.ID] = append(s.gamesByID[g.ID], int32(n))
+		for _, t := range s.games[n].teamIDs {
+			s.gamesByTeam[t] = appendOnce(s.gamesByTeam[t], int32(n))
+		}
+		for _, p := range s.games[n].parties {
+			s.gamesByParty[p] = append(s.gamesByParty[p], int32(n))
+		}
+	}
+	// The latest epoch is the newest epoch in the data (DESIGN.md).
+	if len(s.games) > 0 {
+		s.firstEpoch, s.latestEpoch = s.games[0].key.Epoch, s.games[len(s.games)-1].key.Epoch
+	}
+	return nil
+}
+
+func (s *Store) addSnapshots(snaps []generators.CoreSnapshot) {
+	sorted := append([]generators.CoreSnapshot(nil), snaps...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].BlockHeight < sorted[j].BlockHeight })
+	for i := range sorted {
+		sn := &sorted[i]
+		if i > 0 && sorted[i-1].BlockHeight == sn.BlockHeight {
+			continue // one snapshot per height
+		}
+		s.snapshots = append(s.snapshots, edge(generators.RecordJSON(sn), sn.Cursor()))
+		s.snapshotKeys = append(s.snapshotKeys, generators.SnapshotKey{BlockHeight: sn.BlockHeight})
+	}
+}
+
+func (s *Store) addRotations(rots []generators.EthereumKeyRotation) {
+	sorted := append([]generators.EthereumKeyRotation(nil), rots...)
+	sort.SliceStable(sorted, func(i, j int) bool { return rotationLess(rotKey(&sorted[i]), rotKey(&sorted[j])) })
+	for i := range sorted {
+		r := &sorted[i]
+		if i > 0 && rotKey(&sorted[i-1]) == rotKey(r) {
+			continue
+		}
+		s.rotByNode[r.NodeID] = append(s.rotByNode[r.NodeID], int32(len(s.rotations)))
+		s.rotations = append(s.rotations, rotationRow{row: edge(generators.RecordJSON(r), r.Cursor()), key: rotKey(r)})
+	}
+}
+
+func rotKey(r *generators.EthereumKeyRotation) generators.RotationKey {
+	return generators.RotationKey{BlockHeight: r.BlockHeight, NodeID: r.NodeID}
+}
+
+// rotationLess is the base order of rotations: height ascending, node ID
+// descending, so that the newest-first listing is height descending, node ID
+// ascending.
+func rotationLess(a, b generators.RotationKey) bool {
+	if a.BlockHeight != b.BlockHeight {
+		return a.BlockHeight < b.BlockHeight
+	}
+	return a.NodeID > b.NodeID
+}
+
+func (s *Store) addParams(params []generators.NetworkParameter) {
+	sorted := append([]generators.NetworkParameter(nil), params...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
+	for i := range sorted {
+		p := &sorted[i]
+		if i > 0 && sorted[i-1].Key == p.Key {
+			continue
+		}
+		s.params = append(s.params, paramRow{row: edge(generators.RecordJSON(p), p.Cursor()), key: p.Key})
+	}
+}
+
+func (s *Store) addTransactions(txs []generators.Transaction) error {
+	sorted := txs
+	if !sort.SliceIsSorted(txs, func(i, j int) bool { return txs[i].Key().Less(txs[j].Key()) }) {
+		sorted = append([]generators.Transaction(nil), txs...)
+		sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key().Less(sorted[j].Key()) })
+	}
+	s.txs = make([]txRow, len(sorted))
+	types := map[string]string{} // interns type names
+	for i := range sorted {
+		t := &sorted[i]
+		if i > 0 && !sorted[i-1].Key().Less(t.Key()) {
+			return fmt.Errorf("two transactions at %s", t.Cursor())
+		}
+		typ, ok := types[t.Type]
+		if !ok {
+			typ = strings.Clone(t.Type)
+			types[typ] = typ
+		}
+		s.txs[i] = txRow{json: t.JSON, key: t.Key(), typ: typ}
+		s.txByType[typ] = append(s.txByType[typ], int32(i))
+		s.txByParty[t.Submitter] = append(s.txByParty[t.Submitter], int32(i))
+		for _, r := range t.Receivers {
+			if r != t.Submitter {
+				s.txByParty[r] = appendOnce(s.txByParty[r], int32(i))
+			}
+		}
+	}
+	if s.latestBlock == 0 && len(s.txs) > 0 {
+		s.latestBlock = s.txs[len(s.txs)-1].key.Block
+	}
+	return nil
+}
+
+func appendOnce(list []int32, i int32) []int32 {
+	if n := len(list); n > 0 && list[n-1] == i {
+		return list
+	}
+	return append(list, i)
+}
+
+func dedupe(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Counts returns the number of rows of each listing.
+func (s *Store) Counts() map[string]int {
+	return map[string]int{
+		generators.ListingGames:             len(s.games),
+		generators.ListingSnapshots:         len(s.snapshots),
+		generators.ListingKeyRotations:      len(s.rotations),
+		generators.ListingNetworkParameters: len(s.params),
+		generators.ListingTransactions:      len(s.txs),
+	}
+}

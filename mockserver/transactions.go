@@ -1,0 +1,267 @@
+package mockserver
+
+import (
+	"errors"
+	"net/http"
+	"sort"
+	"strconv"
+
+	"github.com/chaindata/harness/generators"
+)
+
+var errUnknownEnum = errors.New("unknown enum value")
+
+// txRequest is a parsed transaction listing request.
+type txRequest struct {
+	first, last   int64
+	before, after *generators.TxKey
+	cmdTypes      []string
+	excludeTypes  []string
+	parties       []string
+}
+
+// parseTxRequest reads the query and checks its rules in the order the real
+// block explorer checks them, with its messages.
+func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
+	var req txRequest
+	for _, c := range []struct {
+		name string
+		dst  *int64
+	}{{"first", &req.first}, {"last", &req.last}} {
+		v, ok := q.get(c.name)
+		if !ok || v == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return req, parseError(c.name, v, err)
+		}
+		if n < 0 {
+			return req, invalidArgument("invalid limit", c.name+" must not be negative")
+		}
+		*c.dst = n
+	}
+	before, hasBefore := q.get("before")
+	after, hasAfter := q.get("after")
+	hasBefore, hasAfter = hasBefore && before != "", hasAfter && after != ""
+	if hasBefore && hasAfter && (req.first > 0 || req.last > 0) {
+		return req, invalidArgument("cannot use neither limits `first`, nor `last` when both cursors `before` and `after` are set", "")
+	}
+	if req.first > 0 && req.last > 0 {
+		return req, invalidArgument("cannot use both limits `first` and `last` within the same query", "")
+	}
+	for _, c := range []struct {
+		text string
+		set  bool
+		dst  **generators.TxKey
+	}{{before, hasBefore, &req.before}, {after, hasAfter, &req.after}} {
+		if !c.set {
+			continue
+		}
+		k, err := generators.ParseTxCursor(c.text)
+		if err != nil {
+			return req, invalidArgument("invalid cursor string: "+strconv.Quote(c.text), err.Error())
+		}
+		*c.dst = &k
+	}
+	if req.before != nil && req.after != nil && !req.after.Less(*req.before) {
+		return req, invalidArgument("cursors `before` and `after` do not create a valid window", "")
+	}
+	if req.first > 0 && req.before != nil {
+		return req, invalidArgument("cannot use cursor `before` when using limit `first`", "")
+	}
+	if req.last > 0 && req.after != nil {
+		return req, invalidArgument("cannot use cursor `after` when using limit `last`", "")
+	}
+	if n := max(req.first, req.last); n > int64(s.cfg.TxMaxPageSize) {
+		return req, invalidArgument("invalid limit", "limit must be at most "+strconv.Itoa(s.cfg.TxMaxPageSize)+", got "+strconv.FormatInt(n, 10))
+	}
+	req.cmdTypes = q.all("cmdTypes", "cmd_types")
+	req.excludeTypes = q.all("excludeCmdTypes", "exclude_cmd_types")
+	req.parties = q.all("parties")
+	return req, nil
+}
+
+func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) {
+	req, err := s.parseTxRequest(query(r.URL.Query()))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	st := s.store
+	src := s.txSource(req)
+	pos := func(k generators.TxKey, after bool) int {
+		return sort.Search(len(st.txs), func(i int) bool {
+			if after {
+				return k.Less(st.txs[i].key)
+			}
+			return !st.txs[i].key.Less(k)
+		})
+	}
+	var picked []int
+	switch {
+	case req.before != nil && req.after != nil:
+		lo, hi := pos(*req.after, true), pos(*req.before, false)
+		picked = src.descend(hi, s.cfg.TxMaxPageSize, lo)
+	case req.last > 0 || (req.before != nil && req.first == 0):
+		n := int(req.last)
+		if n == 0 {
+			n = s.cfg.TxDefaultPageSize
+		}
+		if req.before != nil {
+			picked = src.descend(pos(*req.before, false), n, 0)
+		} else {
+			picked = reverse(src.ascend(0, n, len(st.txs)))
+		}
+	default:
+		n := int(req.first)
+		if n == 0 {
+			n = s.cfg.TxDefaultPageSize
+		}
+		if req.after != nil {
+			picked = reverse(src.ascend(pos(*req.after, true), n, len(st.txs)))
+		} else {
+			picked = src.descend(len(st.txs), n, 0)
+		}
+	}
+	s.writeJSON(w, func(b []byte) []byte {
+		b = append(b, `{"transactions":[`...)
+		for i, idx := range picked {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, st.txs[idx].json...)
+		}
+		return append(b, "]}\n"...)
+	})
+}
+
+// txSource yields the rows a filtered request can return: the union of some
+// index lists (or all rows), kept by a predicate.
+type txSource struct {
+	all   bool
+	n     int
+	lists [][]int32
+	keep  func(i int) bool
+}
+
+// txSource picks the narrowest indexes for the request's filters.
+func (s *Server) txSource(req txRequest) txSource {
+	st := s.store
+	excluded := map[string]bool{}
+	for _, t := range req.excludeTypes {
+		excluded[t] = true
+	}
+	included := map[string]bool{}
+	for _, t := range req.cmdTypes {
+		included[t] = true
+	}
+	typeOK := func(i int) bool {
+		t := st.txs[i].typ
+		return !excluded[t] && (len(included) == 0 || included[t])
+	}
+	src := txSource{n: len(st.txs)}
+	switch {
+	case len(req.parties) > 0:
+		for _, p := range req.parties {
+			src.lists = append(src.lists, st.txByParty[p])
+		}
+		if len(included) > 0 || len(excluded) > 0 {
+			src.keep = typeOK
+		}
+	case len(included) > 0:
+		for t := range included {
+			if !excluded[t] {
+				src.lists = append(src.lists, st.txByType[t])
+			}
+		}
+	case len(excluded) > 0:
+		for t, list := range st.txByType {
+			if !excluded[t] {
+				src.lists = append(src.lists, list)
+			}
+		}
+	default:
+		src.all = true
+	}
+	return src
+}
+
+// ascend returns up to n matching rows with index in [from, limit),
+// ascending.
+func (src txSource) ascend(from, n, limit int) []int {
+	out := make([]int, 0, min(n, 1024))
+	if src.all {
+		for i := from; i < limit && len(out) < n; i++ {
+			out = append(out, i)
+		}
+		return out
+	}
+	heads := make([]int, len(src.lists))
+	for k, l := range src.lists {
+		heads[k] = sort.Search(len(l), func(i int) bool { return int(l[i]) >= from })
+	}
+	for len(out) < n {
+		next := -1
+		for k, l := range src.lists {
+			if heads[k] < len(l) && (next < 0 || int(l[heads[k]]) < next) {
+				next = int(l[heads[k]])
+			}
+		}
+		if next < 0 || next >= limit {
+			break
+		}
+		for k, l := range src.lists {
+			if heads[k] < len(l) && int(l[heads[k]]) == next {
+				heads[k]++
+			}
+		}
+		if src.keep == nil || src.keep(next) {
+			out = append(out, next)
+		}
+	}
+	return out
+}
+
+// descend returns up to n matching rows with index in [floor, below),
+// descending.
+func (src txSource) descend(below, n, floor int) []int {
+	out := make([]int, 0, min(n, 1024))
+	if src.all {
+		for i := below - 1; i >= floor && len(out) < n; i-- {
+			out = append(out, i)
+		}
+		return out
+	}
+	heads := make([]int, len(src.lists)) // index of the next element to take, counting down
+	for k, l := range src.lists {
+		heads[k] = sort.Search(len(l), func(i int) bool { return int(l[i]) >= below }) - 1
+	}
+	for len(out) < n {
+		next := -1
+		for k, l := range src.lists {
+			if heads[k] >= 0 && int(l[heads[k]]) > next {
+				next = int(l[heads[k]])
+			}
+		}
+		if next < floor {
+			break
+		}
+		for k, l := range src.lists {
+			if heads[k] >= 0 && int(l[heads[k]]) == next {
+				heads[k]--
+			}
+		}
+		if src.keep == nil || src.keep(next) {
+			out = append(out, next)
+		}
+	}
+	return out
+}
+
+func reverse(x []int) []int {
+	for i, j := 0, len(x)-1; i < j; i, j = i+1, j-1 {
+		x[i], x[j] = x[j], x[i]
+	}
+	return x
+}
