@@ -87,27 +87,58 @@ var (
 	hex64Text  = regexp.MustCompile(`^[0-9a-f]{64}$`)
 )
 
-// decodeCursor decodes a cursor into the fields of its JSON object, refusing
-// anything but exactly the wanted fields, each a string.
+// decodeCursor decodes a cursor into the fields of its JSON object. Only
+// the exact encoding this package writes is accepted: a cursor of another
+// listing, with other or extra fields, or re-encoded differently is refused.
 func decodeCursor(cursor string, want ...string) (map[string]string, error) {
 	raw, err := base64.StdEncoding.DecodeString(cursor)
 	if err != nil {
 		return nil, fmt.Errorf("%w: not base64", ErrBadCursor)
 	}
-	var fields map[string]string
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&fields); err != nil || dec.More() {
-		return nil, fmt.Errorf("%w: not a cursor of this listing", ErrBadCursor)
-	}
-	if len(fields) != len(want) {
-		return nil, fmt.Errorf("%w: not a cursor of this listing", ErrBadCursor)
-	}
-	for _, f := range want {
-		if _, ok := fields[f]; !ok {
+	fields := make(map[string]string, len(want))
+	rest := raw
+	for i, name := range want {
+		sep := `,"`
+		if i == 0 {
+			sep = `{"`
+		}
+		prefix := sep + name + `":`
+		if !bytes.HasPrefix(rest, []byte(prefix)) {
 			return nil, fmt.Errorf("%w: not a cursor of this listing", ErrBadCursor)
 		}
+		rest = rest[len(prefix):]
+		end := closingQuote(rest)
+		if end < 0 {
+			return nil, fmt.Errorf("%w: not a cursor of this listing", ErrBadCursor)
+		}
+		var v string
+		if err := json.Unmarshal(rest[:end+1], &v); err != nil {
+			return nil, fmt.Errorf("%w: not a cursor of this listing", ErrBadCursor)
+		}
+		fields[name] = v
+		rest = rest[end+1:]
+	}
+	if string(rest) != "}" {
+		return nil, fmt.Errorf("%w: not a cursor of this listing", ErrBadCursor)
 	}
 	return fields, nil
+}
+
+// closingQuote returns the index of the quote that ends the JSON string at
+// the start of b, or -1.
+func closingQuote(b []byte) int {
+	if len(b) == 0 || b[0] != '"' {
+		return -1
+	}
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
 }
 
 func parseUint(field, s string) (uint64, error) {

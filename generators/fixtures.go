@@ -101,26 +101,33 @@ func WriteFixtures(ctx context.Context, dir string, w *World, opts WriteOptions)
 	if w.Scale == 0 {
 		m.Source, m.Seed = "recorded", nil
 	}
-	total := len(w.Games) + len(w.Snapshots) + len(w.KeyRotations) + len(w.NetworkParameters) + len(w.Transactions)
+	total := len(w.Games) + len(w.Snapshots) + len(w.KeyRotations) + len(w.NetworkParameters) + w.TransactionCount()
 	done := 0
 	for _, listing := range Listings {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		rows := w.rows(listing)
+		count := w.rowCount(listing)
 		f := format
 		if f == FormatAuto {
 			f = FormatJSON
-			if len(rows) > NDJSONThreshold {
+			if count > NDJSONThreshold {
 				f = FormatNDJSON
 			}
 		}
 		name := listing + "." + f
 		err := writeAtomic(filepath.Join(dir, name), func(out *bufio.Writer) error {
-			if f == FormatNDJSON {
-				return writeNDJSON(ctx, out, rows)
+			if listing == ListingTransactions {
+				return writeTransactions(ctx, out, w, f == FormatNDJSON, func(n int) {
+					if opts.Progress != nil && n%8192 == 0 {
+						opts.Progress(done+n, total)
+					}
+				})
 			}
-			return writeResponse(ctx, out, listing, rows)
+			if f == FormatNDJSON {
+				return writeNDJSON(ctx, out, w, listing)
+			}
+			return writeResponse(ctx, out, w, listing)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("write %s: %w", name, err)
@@ -133,8 +140,8 @@ func WriteFixtures(ctx context.Context, dir string, w *World, opts WriteOptions)
 		if err := os.Remove(filepath.Join(dir, listing+"."+other)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("remove stale %s.%s: %w", listing, other, err)
 		}
-		m.Listings[listing] = ManifestListing{File: name, Count: len(rows)}
-		done += len(rows)
+		m.Listings[listing] = ManifestListing{File: name, Count: count}
+		done += count
 		if opts.Progress != nil {
 			opts.Progress(done, total)
 		}
@@ -159,60 +166,107 @@ type row struct {
 	cursor string
 }
 
-// rows returns a listing's rows in its default order: newest first, except
-// network parameters in key order.
-func (w *World) rows(listing string) []row {
-	var out []row
+// rowCount returns the number of rows of a paged listing.
+func (w *World) rowCount(listing string) int {
 	switch listing {
 	case ListingGames:
-		idx := make([]int, len(w.Games))
+		return len(w.Games)
+	case ListingSnapshots:
+		return len(w.Snapshots)
+	case ListingKeyRotations:
+		return len(w.KeyRotations)
+	case ListingNetworkParameters:
+		return len(w.NetworkParameters)
+	}
+	return w.TransactionCount()
+}
+
+// eachRow calls fn with a paged listing's rows in its default order:
+// newest first, except network parameters in key order. Each node is encoded
+// as it is handed over, so a listing is never held encoded in full.
+func (w *World) eachRow(listing string, fn func(row) error) error {
+	order := func(n int, less func(a, b int) bool) []int {
+		idx := make([]int, n)
 		for i := range idx {
 			idx[i] = i
 		}
-		sort.SliceStable(idx, func(a, b int) bool {
-			x, y := &w.Games[idx[a]], &w.Games[idx[b]]
+		sort.SliceStable(idx, func(a, b int) bool { return less(idx[a], idx[b]) })
+		return idx
+	}
+	switch listing {
+	case ListingGames:
+		for _, i := range order(len(w.Games), func(a, b int) bool {
+			x, y := &w.Games[a], &w.Games[b]
 			if x.Epoch != y.Epoch {
 				return x.Epoch > y.Epoch
 			}
 			return x.ID < y.ID
-		})
-		for _, i := range idx {
+		}) {
 			g := &w.Games[i]
-			out = append(out, row{node: RecordJSON(g), cursor: g.Cursor()})
+			if err := fn(row{node: RecordJSON(g), cursor: g.Cursor()}); err != nil {
+				return err
+			}
 		}
 	case ListingSnapshots:
-		for i := len(w.Snapshots) - 1; i >= 0; i-- {
+		for _, i := range order(len(w.Snapshots), func(a, b int) bool { return w.Snapshots[a].BlockHeight > w.Snapshots[b].BlockHeight }) {
 			s := &w.Snapshots[i]
-			out = append(out, row{node: RecordJSON(s), cursor: s.Cursor()})
+			if err := fn(row{node: RecordJSON(s), cursor: s.Cursor()}); err != nil {
+				return err
+			}
 		}
 	case ListingKeyRotations:
-		idx := make([]int, len(w.KeyRotations))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool {
-			x, y := &w.KeyRotations[idx[a]], &w.KeyRotations[idx[b]]
+		for _, i := range order(len(w.KeyRotations), func(a, b int) bool {
+			x, y := &w.KeyRotations[a], &w.KeyRotations[b]
 			if x.BlockHeight != y.BlockHeight {
 				return x.BlockHeight > y.BlockHeight
 			}
 			return x.NodeID < y.NodeID
-		})
-		for _, i := range idx {
+		}) {
 			r := &w.KeyRotations[i]
-			out = append(out, row{node: RecordJSON(r), cursor: r.Cursor()})
+			if err := fn(row{node: RecordJSON(r), cursor: r.Cursor()}); err != nil {
+				return err
+			}
 		}
 	case ListingNetworkParameters:
-		for i := range w.NetworkParameters {
+		for _, i := range order(len(w.NetworkParameters), func(a, b int) bool { return w.NetworkParameters[a].Key < w.NetworkParameters[b].Key }) {
 			p := &w.NetworkParameters[i]
-			out = append(out, row{node: RecordJSON(p), cursor: p.Cursor()})
-		}
-	case ListingTransactions:
-		out = make([]row, 0, len(w.Transactions))
-		for i := len(w.Transactions) - 1; i >= 0; i-- {
-			out = append(out, row{node: w.Transactions[i].JSON})
+			if err := fn(row{node: RecordJSON(p), cursor: p.Cursor()}); err != nil {
+				return err
+			}
 		}
 	}
-	return out
+	return nil
+}
+
+// writeTransactions streams the transactions newest first, as a response
+// body or one per line.
+func writeTransactions(ctx context.Context, out *bufio.Writer, w *World, ndjson bool, progress func(int)) error {
+	if !ndjson {
+		out.WriteString("{\"transactions\":[")
+	}
+	n := 0
+	err := w.EachTransaction(ctx, true, func(t *Transaction) error {
+		if !ndjson {
+			if n > 0 {
+				out.WriteByte(',')
+			}
+			out.WriteByte('\n')
+		}
+		out.Write(t.JSON)
+		if ndjson {
+			out.WriteByte('\n')
+		}
+		n++
+		progress(n)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !ndjson {
+		out.WriteString("\n]}\n")
+	}
+	return out.Flush()
 }
 
 // RecordJSON returns the JSON of a record: its Raw bytes when it was read
@@ -251,53 +305,43 @@ var wrappers = map[string]string{
 	ListingNetworkParameters: "networkParameters",
 }
 
-func writeResponse(ctx context.Context, out *bufio.Writer, listing string, rows []row) error {
-	if listing == ListingTransactions {
-		out.WriteString("{\"transactions\":[")
-		for i, r := range rows {
-			if i%4096 == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if i > 0 {
-				out.WriteByte(',')
-			}
-			out.WriteString("\n")
-			out.Write(r.node)
-		}
-		_, err := out.WriteString("\n]}\n")
-		return err
-	}
+func writeResponse(ctx context.Context, out *bufio.Writer, w *World, listing string) error {
 	out.WriteString("{\"" + wrappers[listing] + "\":{\"edges\":[")
-	for i, r := range rows {
-		if i%4096 == 0 && ctx.Err() != nil {
+	n := 0
+	var first, last string
+	err := w.eachRow(listing, func(r row) error {
+		if n%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if i > 0 {
+		if n > 0 {
 			out.WriteByte(',')
+		} else {
+			first = r.cursor
 		}
+		last = r.cursor
+		n++
 		out.WriteString("\n{\"node\":")
 		out.Write(r.node)
-		out.WriteString(",\"cursor\":\"" + r.cursor + "\"}")
+		_, err := out.WriteString(",\"cursor\":\"" + r.cursor + "\"}")
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	start, end := "", ""
-	if len(rows) > 0 {
-		start, end = rows[0].cursor, rows[len(rows)-1].cursor
-	}
-	_, err := fmt.Fprintf(out, "\n],\"pageInfo\":{\"startCursor\":%q,\"endCursor\":%q,\"hasNextPage\":false,\"hasPreviousPage\":false}}}\n", start, end)
+	_, err = fmt.Fprintf(out, "\n],\"pageInfo\":{\"startCursor\":%q,\"endCursor\":%q,\"hasNextPage\":false,\"hasPreviousPage\":false}}}\n", first, last)
 	return err
 }
 
-func writeNDJSON(ctx context.Context, out *bufio.Writer, rows []row) error {
-	for i, r := range rows {
-		if i%4096 == 0 && ctx.Err() != nil {
+func writeNDJSON(ctx context.Context, out *bufio.Writer, w *World, listing string) error {
+	n := 0
+	return w.eachRow(listing, func(r row) error {
+		if n%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
+		n++
 		out.Write(r.node)
-		if err := out.WriteByte('\n'); err != nil {
-			return err
-		}
-	}
-	return nil
+		return out.WriteByte('\n')
+	})
 }
 
 // writeAtomic writes a file through a temporary file in the same directory,
@@ -318,6 +362,9 @@ func writeAtomic(path string, write func(*bufio.Writer) error) (err error) {
 		return err
 	}
 	if err = out.Flush(); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(0o644); err != nil {
 		return err
 	}
 	if err = tmp.Sync(); err != nil {

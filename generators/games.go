@@ -1,9 +1,9 @@
 package generators
 
 import (
-	"fmt"
 	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -75,10 +75,11 @@ func (w *World) individualGame(g *rng, d *gameDefinition, epoch uint64) Game {
 	n := int(g.between(3, 12))
 	players := distinct(g, w.Parties, n)
 	entries := make([]IndividualEntry, n)
+	vols := make([]int64, n)
 	for i, p := range players {
-		entries[i] = d.entry(g, p)
+		entries[i], vols[i] = d.entry(g, p)
 	}
-	rankEntries(entries)
+	rankEntries(entries, vols)
 	return Game{
 		Epoch: epoch, ID: d.id, Participants: uint64(n), RewardAssetID: d.asset.ID,
 		Individual: &IndividualEntities{Individual: entries},
@@ -89,28 +90,42 @@ func (w *World) teamGame(g *rng, d *gameDefinition, epoch uint64) Game {
 	k := int(g.between(2, int64(min(6, len(w.Teams)))))
 	teams := distinct(g, w.Teams, k)
 	entries := make([]TeamEntry, k)
+	teamVols := make([]int64, k)
 	participants := 0
 	for i, t := range teams {
 		members := distinct(g, t.Members, int(g.between(1, int64(len(t.Members)))))
 		te := TeamEntry{RewardMetric: d.metric, Team: TeamParticipation{TeamID: t.ID}}
-		reward, total, volume := new(big.Int), new(big.Int), new(big.Int)
-		for _, m := range members {
-			me := d.entry(g, m)
+		reward, total := new(big.Int), new(big.Int)
+		var volume int64 // hundredths
+		vols := make([]int64, len(members))
+		for k, m := range members {
+			me, v := d.entry(g, m)
 			te.Team.MembersParticipating = append(te.Team.MembersParticipating, me)
+			vols[k] = v
 			addDecimal(reward, me.RewardEarned)
 			addDecimal(total, me.TotalRewardsEarned)
-			addDecimal(volume, strings.Split(me.Volume, ".")[0])
+			volume += v
 		}
-		rankEntries(te.Team.MembersParticipating)
+		rankEntries(te.Team.MembersParticipating, vols)
 		participants += len(members)
 		te.RewardEarned = reward.String()
 		te.TotalRewardsEarned = total.String()
-		te.RewardEarnedQuantum = quantum(reward, d.asset.Decimals)
-		te.TotalRewardsEarnedQuantum = quantum(total, d.asset.Decimals)
-		te.Volume = volume.String()
+		te.RewardEarnedQuantum = quantum(te.RewardEarned, d.asset.Decimals)
+		te.TotalRewardsEarnedQuantum = quantum(te.TotalRewardsEarned, d.asset.Decimals)
+		te.Volume = hundredths(volume)
 		entries[i] = te
+		teamVols[i] = volume
 	}
-	sort.SliceStable(entries, func(i, j int) bool { return lessDecimal(entries[j].Volume, entries[i].Volume) })
+	order := make([]int, k)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return teamVols[order[a]] > teamVols[order[b]] })
+	ranked := make([]TeamEntry, k)
+	for r, i := range order {
+		ranked[r] = entries[i]
+	}
+	entries = ranked
 	for i := range entries {
 		entries[i].Rank = uint64(i + 1)
 	}
@@ -120,41 +135,64 @@ func (w *World) teamGame(g *rng, d *gameDefinition, epoch uint64) Game {
 	}
 }
 
-// entry is one party's result this epoch; its totals include this epoch.
-func (d *gameDefinition) entry(g *rng, party string) IndividualEntry {
-	reward := new(big.Int).SetInt64(g.between(0, 5_000_000))
-	reward.Mul(reward, big.NewInt(g.between(1, 1_000_000_000_000)))
+// entry is one party's result this epoch; its totals include this epoch. It
+// also returns the entry's volume in hundredths, for ranking.
+func (d *gameDefinition) entry(g *rng, party string) (IndividualEntry, int64) {
+	reward := uint64(g.between(0, 5_000_000)) * uint64(g.between(1, 1_000_000_000_000))
 	total, ok := d.totals[party]
 	if !ok {
 		total = new(big.Int)
 		d.totals[party] = total
 	}
-	total.Add(total, reward)
+	total.Add(total, new(big.Int).SetUint64(reward))
+	rewardText, totalText := strconv.FormatUint(reward, 10), total.String()
+	volume := g.between(0, 200_000_000)
 	return IndividualEntry{
 		Individual:                party,
-		RewardEarned:              reward.String(),
-		RewardEarnedQuantum:       quantum(reward, d.asset.Decimals),
+		RewardEarned:              rewardText,
+		RewardEarnedQuantum:       quantum(rewardText, d.asset.Decimals),
 		RewardMetric:              d.metric,
-		TotalRewardsEarned:        total.String(),
-		TotalRewardsEarnedQuantum: quantum(total, d.asset.Decimals),
-		Volume:                    fmt.Sprintf("%d.%02d", g.between(0, 2_000_000), g.between(0, 99)),
-	}
+		TotalRewardsEarned:        totalText,
+		TotalRewardsEarnedQuantum: quantum(totalText, d.asset.Decimals),
+		Volume:                    hundredths(volume),
+	}, volume
 }
 
 // rankEntries orders entries by volume, largest first, and numbers them.
-func rankEntries(entries []IndividualEntry) {
-	sort.SliceStable(entries, func(i, j int) bool { return lessDecimal(entries[j].Volume, entries[i].Volume) })
-	for i := range entries {
-		entries[i].Rank = uint64(i + 1)
+func rankEntries(entries []IndividualEntry, vols []int64) {
+	order := make([]int, len(entries))
+	for i := range order {
+		order[i] = i
 	}
+	sort.SliceStable(order, func(a, b int) bool { return vols[order[a]] > vols[order[b]] })
+	ranked := make([]IndividualEntry, len(entries))
+	for r, i := range order {
+		ranked[r] = entries[i]
+		ranked[r].Rank = uint64(r + 1)
+	}
+	copy(entries, ranked)
 }
 
-// quantum expresses an amount in whole units of an asset with the given
-// decimals, to six places.
-func quantum(amount *big.Int, decimals int) string {
-	r := new(big.Rat).SetFrac(amount, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil))
-	s := strings.TrimRight(r.FloatString(6), "0")
-	return strings.TrimSuffix(s, ".")
+// hundredths formats a count of hundredths as a decimal, "1234.05".
+func hundredths(v int64) string {
+	return strconv.FormatInt(v/100, 10) + "." + string([]byte{byte('0' + v%100/10), byte('0' + v%10)})
+}
+
+// quantum expresses an amount (a digit string) in whole units of an asset
+// with the given decimals, to at most six places, without trailing zeros.
+func quantum(amount string, decimals int) string {
+	for len(amount) <= decimals {
+		amount = "0" + amount
+	}
+	whole, frac := amount[:len(amount)-decimals], amount[len(amount)-decimals:]
+	if len(frac) > 6 {
+		frac = frac[:6]
+	}
+	frac = strings.TrimRight(frac, "0")
+	if frac == "" {
+		return whole
+	}
+	return whole + "." + frac
 }
 
 func addDecimal(sum *big.Int, digits string) {
@@ -162,16 +200,6 @@ func addDecimal(sum *big.Int, digits string) {
 	if ok {
 		sum.Add(sum, x)
 	}
-}
-
-// lessDecimal compares two non-negative decimal strings.
-func lessDecimal(a, b string) bool {
-	x, _ := new(big.Rat).SetString(a)
-	y, _ := new(big.Rat).SetString(b)
-	if x == nil || y == nil {
-		return a < b
-	}
-	return x.Cmp(y) < 0
 }
 
 // distinct picks n different elements of list (all of them if n >= len).

@@ -1,11 +1,12 @@
 package generators
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"runtime"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/chaindata/harness/schemas"
 )
@@ -104,74 +105,154 @@ func (w *World) placeTransactions(n int) []placement {
 	return out
 }
 
+// txPlan is what making any transaction of a world needs: where each sits,
+// the coverage prelude (made in order, so kept), and the universe the
+// values draw from. With it, transaction i can be made again at any time.
+type txPlan struct {
+	places  []placement
+	prelude []Transaction
+	u       *universe
+	command *schemas.Node
+	workers int
+}
+
 func (w *World) makeTransactions(s Sizes, opts Options) error {
-	places := w.placeTransactions(s.Transactions)
-	w.Transactions = make([]Transaction, len(places))
-	u := w.universe()
-	command := schemas.MustLookup("Command")
-	total := len(places)
-	var done atomic.Int64
-	report := func() {
-		if opts.Progress != nil {
-			opts.Progress(int(done.Load()), total)
-		}
-	}
-
-	// The oldest transactions cover every enum value and branch; they are
-	// made in order, as each depends on what the previous ones produced.
-	cov := newCoverage()
-	c := newGenContext(newRNG(0), u)
-	c.cov = cov
-	prelude := 0
-	for prelude < min(total, coveragePreludeMax) && len(cov.missing(command)) > 0 {
-		if err := w.makeTransaction(c, command, places[prelude], prelude); err != nil {
-			return err
-		}
-		prelude++
-		done.Add(1)
-	}
-	report()
-
 	workers := opts.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	var (
-		wg       sync.WaitGroup
-		next     atomic.Int64
-		firstErr error
-		errOnce  sync.Once
-	)
-	next.Store(int64(prelude))
+	plan := &txPlan{
+		places:  w.placeTransactions(s.Transactions),
+		u:       w.universe(),
+		command: schemas.MustLookup("Command"),
+		workers: workers,
+	}
+	w.plan = plan
+
+	// The oldest transactions cover every enum value and branch; they are
+	// made in order, as each depends on what the previous ones produced.
+	cov := newCoverage()
+	c := newGenContext(newRNG(0), plan.u)
+	c.cov = cov
+	for len(plan.prelude) < min(len(plan.places), coveragePreludeMax) && len(cov.missing(plan.command)) > 0 {
+		var t Transaction
+		if err := w.makeTransaction(c, plan.command, plan.places[len(plan.prelude)], len(plan.prelude), &t); err != nil {
+			return err
+		}
+		plan.prelude = append(plan.prelude, t)
+	}
+	if opts.Lazy {
+		return nil
+	}
+	w.Transactions = make([]Transaction, 0, len(plan.places))
+	done := 0
+	return w.eachPlanned(context.Background(), false, func(t *Transaction) error {
+		w.Transactions = append(w.Transactions, *t)
+		done++
+		if opts.Progress != nil && (done%4096 == 0 || done == len(plan.places)) {
+			opts.Progress(done, len(plan.places))
+		}
+		return nil
+	})
+}
+
+// TransactionCount returns the number of transactions in the world.
+func (w *World) TransactionCount() int {
+	if w.Transactions == nil && w.plan != nil {
+		return len(w.plan.places)
+	}
+	return len(w.Transactions)
+}
+
+// EachTransaction calls fn with every transaction, oldest first or newest
+// first. A lazy world makes them again, in parallel batches; fn is always
+// called from one goroutine, in order. The *Transaction is valid only during
+// the call unless the world holds its transactions.
+func (w *World) EachTransaction(ctx context.Context, newestFirst bool, fn func(*Transaction) error) error {
+	if w.Transactions != nil || w.plan == nil {
+		n := len(w.Transactions)
+		for k := 0; k < n; k++ {
+			i := k
+			if newestFirst {
+				i = n - 1 - k
+			}
+			if k%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err := fn(&w.Transactions[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return w.eachPlanned(ctx, newestFirst, fn)
+}
+
+// eachPlanned makes every transaction of the plan in batches, each batch in
+// parallel, and hands them to fn in order.
+func (w *World) eachPlanned(ctx context.Context, newestFirst bool, fn func(*Transaction) error) error {
+	plan := w.plan
+	total := len(plan.places)
 	const chunk = 256
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := newGenContext(newRNG(0), u)
-			for {
-				start := int(next.Add(chunk)) - chunk
-				if start >= total {
-					return
-				}
-				for i := start; i < min(start+chunk, total); i++ {
-					if err := w.makeTransaction(c, command, places[i], i); err != nil {
-						errOnce.Do(func() { firstErr = err })
+	batch := make([]Transaction, plan.workers*chunk)
+	ctxs := make([]*genContext, plan.workers)
+	for i := range ctxs {
+		ctxs[i] = newGenContext(newRNG(0), plan.u)
+	}
+	for done := 0; done < total; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := min(len(batch), total-done)
+		// index returns the transaction number of batch slot k.
+		index := func(k int) int {
+			if newestFirst {
+				return total - 1 - (done + k)
+			}
+			return done + k
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, plan.workers)
+		for wk := 0; wk < plan.workers; wk++ {
+			lo, hi := wk*chunk, min((wk+1)*chunk, n)
+			if lo >= hi {
+				break
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := lo; k < hi; k++ {
+					i := index(k)
+					if i < len(plan.prelude) {
+						batch[k] = plan.prelude[i]
+						continue
+					}
+					if err := w.makeTransaction(ctxs[wk], plan.command, plan.places[i], i, &batch[k]); err != nil {
+						errs[wk] = err
 						return
 					}
 				}
-				done.Add(int64(min(start+chunk, total) - start))
-				report()
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return err
 			}
-		}()
+		}
+		for k := 0; k < n; k++ {
+			if err := fn(&batch[k]); err != nil {
+				return err
+			}
+		}
+		done += n
 	}
-	wg.Wait()
-	return firstErr
+	return nil
 }
 
-// makeTransaction builds transaction i in place. Its content depends only on
+// makeTransaction builds transaction i into t. Its content depends only on
 // the world, i and, for the coverage prelude, the transactions before it.
-func (w *World) makeTransaction(c *genContext, command *schemas.Node, at placement, i int) error {
+func (w *World) makeTransaction(c *genContext, command *schemas.Node, at placement, i int, t *Transaction) error {
 	c.g.reseed(deriveSeed(w.Seed, "tx", uint64(i)))
 	c.now = w.BlockTime(at.block)
 	g := c.g
@@ -201,11 +282,10 @@ func (w *World) makeTransaction(c *genContext, command *schemas.Node, at placeme
 		code, errText = f.code, f.err
 	}
 
-	t := &w.Transactions[i]
 	t.Block, t.Index, t.Type, t.Submitter, t.Code = at.block, at.index, CommandTypes[kind], submitter, code
 	t.Receivers = receivers(&cmd)
 
-	b := make([]byte, 0, 1024)
+	b := c.scratch[:0]
 	b = append(b, `{"block":"`...)
 	b = strconv.AppendUint(b, at.block, 10)
 	b = append(b, `","index":`...)
@@ -238,7 +318,10 @@ func (w *World) makeTransaction(c *genContext, command *schemas.Node, at placeme
 	b = append(b, `","nonce":"`...)
 	b = strconv.AppendUint(b, g.src.Uint64()>>44, 10)
 	b = append(b, `"}}`...)
-	t.JSON = b
+	c.scratch = b
+	// An exact-size copy: the scratch buffer's spare capacity would
+	// otherwise be kept with every transaction.
+	t.JSON = bytes.Clone(b)
 	return nil
 }
 

@@ -25,6 +25,7 @@ type genContext struct {
 	depth    int
 	patterns map[string]*regexp.Regexp
 	groups   map[*schemas.Node][]string // memo of ExclusiveGroup
+	scratch  []byte                     // reused to encode a transaction
 }
 
 func newGenContext(g *rng, u *universe) *genContext {

@@ -22,6 +22,10 @@ type Options struct {
 	// Progress, when set, is called as transactions are made, with the
 	// number done and the total.
 	Progress func(done, total int)
+	// Lazy leaves the transactions out of memory: Transactions stays nil
+	// and EachTransaction makes them again, in parallel, each time it is
+	// called. For worlds too large to hold; the output is the same.
+	Lazy bool
 }
 
 // MaxScale is the largest scale Generate accepts.
@@ -77,7 +81,11 @@ type World struct {
 	Snapshots         []CoreSnapshot
 	KeyRotations      []EthereumKeyRotation
 	NetworkParameters []NetworkParameter
-	Transactions      []Transaction
+	// Transactions holds the transactions, oldest first; it is nil in a
+	// lazy world (read them with EachTransaction).
+	Transactions []Transaction
+
+	plan *txPlan // how to make the transactions again
 }
 
 // Team is a team of parties.

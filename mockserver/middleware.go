@@ -19,7 +19,9 @@ func recoverPanics(next http.Handler, log *slog.Logger) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				log.Error("panic serving request", "path", r.URL.Path, "query", r.URL.RawQuery, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				if log != nil {
+					log.Error("panic serving request", "path", r.URL.Path, "query", r.URL.RawQuery, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				}
 				writeError(w, internalError("the server failed to answer"))
 			}
 		}()
@@ -67,12 +69,17 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	})
 }
 
+var (
+	corsOrigin = []string{"*"}
+	corsExpose = []string{"X-Block-Height, X-Block-Timestamp"}
+)
+
 // cors lets browser clients call the API from any origin.
 func cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Expose-Headers", "X-Block-Height, X-Block-Timestamp")
+		h["Access-Control-Allow-Origin"] = corsOrigin
+		h["Access-Control-Expose-Headers"] = corsExpose
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
 			h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization")

@@ -1,7 +1,6 @@
 package mockserver
 
 import (
-	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -40,7 +39,8 @@ type Config struct {
 	FailRate float64
 	// FaultSeed seeds the choice of requests that fail.
 	FaultSeed int64
-	// Logger receives one line per request; nil logs nothing.
+	// Logger receives one line per request; nil logs nothing (and costs
+	// nothing).
 	Logger *slog.Logger
 }
 
@@ -59,9 +59,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.EpochWindow == 0 {
 		c.EpochWindow = 30
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return c
 }
@@ -111,7 +108,9 @@ func New(cfg Config, store *Store) *Server {
 	var h http.Handler = mux
 	h = s.faults(h)
 	h = cors(h)
-	h = s.logRequests(h)
+	if s.cfg.Logger != nil {
+		h = s.logRequests(h)
+	}
 	h = recoverPanics(h, s.cfg.Logger)
 	s.handler = h
 	return s
@@ -126,22 +125,25 @@ func (s *Server) Config() Config { return s.cfg }
 // withBlockHeaders adds the newest block's height and time, as the real data
 // node does.
 func (s *Server) withBlockHeaders(h http.HandlerFunc) http.HandlerFunc {
-	height := strconv.FormatUint(s.store.latestBlock, 10)
-	ts := strconv.FormatInt(s.store.latestBlockTime.UnixNano(), 10)
+	height := []string{strconv.FormatUint(s.store.latestBlock, 10)}
+	ts := []string{strconv.FormatInt(s.store.latestBlockTime.UnixNano(), 10)}
 	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Block-Height", height)
-		w.Header().Set("X-Block-Timestamp", ts)
+		hdr := w.Header()
+		hdr["X-Block-Height"] = height // keys already canonical
+		hdr["X-Block-Timestamp"] = ts
 		h(w, r)
 	}
 }
+
+var contentTypeJSON = []string{"application/json"}
 
 // writeJSON writes a 200 body built by build into a pooled buffer.
 func (s *Server) writeJSON(w http.ResponseWriter, build func([]byte) []byte) {
 	bp := s.bufs.Get().(*[]byte)
 	b := build((*bp)[:0])
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
+	h["Content-Type"] = contentTypeJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
 	w.WriteHeader(http.StatusOK)
 	w.Write(b)
 	if cap(b) <= 4<<20 {

@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -80,7 +81,7 @@ func NewStore(w *generators.World) (*Store, error) {
 	s.addSnapshots(w.Snapshots)
 	s.addRotations(w.KeyRotations)
 	s.addParams(w.NetworkParameters)
-	if err := s.addTransactions(w.Transactions); err != nil {
+	if err := s.addTransactions(w); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -190,17 +191,19 @@ func (s *Store) addParams(params []generators.NetworkParameter) {
 	}
 }
 
-func (s *Store) addTransactions(txs []generators.Transaction) error {
-	sorted := txs
-	if !sort.SliceIsSorted(txs, func(i, j int) bool { return txs[i].Key().Less(txs[j].Key()) }) {
-		sorted = append([]generators.Transaction(nil), txs...)
+func (s *Store) addTransactions(w *generators.World) error {
+	if w.Transactions != nil && !sort.SliceIsSorted(w.Transactions, func(i, j int) bool {
+		return w.Transactions[i].Key().Less(w.Transactions[j].Key())
+	}) {
+		sorted := append([]generators.Transaction(nil), w.Transactions...)
 		sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key().Less(sorted[j].Key()) })
+		w = &generators.World{Transactions: sorted}
 	}
-	s.txs = make([]txRow, len(sorted))
+	s.txs = make([]txRow, 0, w.TransactionCount())
 	types := map[string]string{} // interns type names
-	for i := range sorted {
-		t := &sorted[i]
-		if i > 0 && !sorted[i-1].Key().Less(t.Key()) {
+	return w.EachTransaction(context.Background(), false, func(t *generators.Transaction) error {
+		i := len(s.txs)
+		if i > 0 && !s.txs[i-1].key.Less(t.Key()) {
 			return fmt.Errorf("two transactions at %s", t.Cursor())
 		}
 		typ, ok := types[t.Type]
@@ -208,7 +211,7 @@ func (s *Store) addTransactions(txs []generators.Transaction) error {
 			typ = strings.Clone(t.Type)
 			types[typ] = typ
 		}
-		s.txs[i] = txRow{json: t.JSON, key: t.Key(), typ: typ}
+		s.txs = append(s.txs, txRow{json: t.JSON, key: t.Key(), typ: typ})
 		s.txByType[typ] = append(s.txByType[typ], int32(i))
 		s.txByParty[t.Submitter] = append(s.txByParty[t.Submitter], int32(i))
 		for _, r := range t.Receivers {
@@ -216,11 +219,11 @@ func (s *Store) addTransactions(txs []generators.Transaction) error {
 				s.txByParty[r] = appendOnce(s.txByParty[r], int32(i))
 			}
 		}
-	}
-	if s.latestBlock == 0 && len(s.txs) > 0 {
-		s.latestBlock = s.txs[len(s.txs)-1].key.Block
-	}
-	return nil
+		if t.Block > s.latestBlock {
+			s.latestBlock = t.Block
+		}
+		return nil
+	})
 }
 
 func appendOnce(list []int32, i int32) []int32 {

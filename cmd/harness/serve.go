@@ -72,7 +72,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if *data != "" {
 		world, err = generators.ReadFixtures(*data)
 	} else {
-		world, err = generators.Generate(generators.Options{Seed: *seed, Scale: *scale})
+		// Lazy: the store keeps each transaction's JSON, the world need not.
+		world, err = generators.Generate(generators.Options{Seed: *seed, Scale: *scale, Lazy: true})
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
@@ -123,7 +124,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-// stdoutIsTerminal reports whether f is a terminal.
+// isTerminal reports whether f is a terminal.
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0

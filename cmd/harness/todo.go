@@ -13,8 +13,6 @@ func notYet(name string) func(context.Context, *env, []string) int {
 }
 
 var (
-	runGenerate = notYet("generate")
-	runConform  = notYet("conform")
-	runRecord   = notYet("record")
-	runProxy    = notYet("proxy")
+	runRecord = notYet("record")
+	runProxy  = notYet("proxy")
 )

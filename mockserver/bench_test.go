@@ -1,0 +1,181 @@
+package mockserver
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chaindata/harness/generators"
+)
+
+// benchStore is the store the benchmarks share: a world of scale 100 (a
+// million transactions, about 100,000 each of games, snapshots and key
+// rotations) with synthetic network parameters added up to 100,000.
+var benchStore = sync.OnceValues(func() (*Store, error) {
+	w, err := generators.Generate(generators.Options{Seed: 1, Scale: 100})
+	if err != nil {
+		return nil, err
+	}
+	for i := len(w.NetworkParameters); i < 100_000; i++ {
+		w.NetworkParameters = append(w.NetworkParameters, generators.NetworkParameter{
+			Key: fmt.Sprintf("bench.synthetic.p%06d", i), Value: strconv.Itoa(i),
+		})
+	}
+	return NewStore(w)
+})
+
+func mustBenchStore(b *testing.B) *Store {
+	b.Helper()
+	st, err := benchStore()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st
+}
+
+// discard is a ResponseWriter that keeps only the status and byte count, so
+// that benchmarks measure the handler rather than a recorder.
+type discard struct {
+	h      http.Header
+	status int
+	n      int
+}
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) WriteHeader(code int)        { d.status = code }
+func (d *discard) Write(p []byte) (int, error) { d.n += len(p); return len(p), nil }
+
+// BenchmarkPageAtDepth serves a 100-row page at the start, the middle and
+// the end of each listing: the cost must not grow with depth.
+func BenchmarkPageAtDepth(b *testing.B) {
+	st := mustBenchStore(b)
+	srv := New(Config{}, st)
+	// cursor of the row at listing position p, newest first.
+	snap := func(p int) string { return st.snapshots[len(st.snapshots)-1-p].cursor }
+	rot := func(p int) string { return st.rotations[len(st.rotations)-1-p].cursor }
+	param := func(p int) string { return st.params[p].cursor }
+	tx := func(p int) string { k := st.txs[len(st.txs)-1-p].key; return fmt.Sprintf("%d.%d", k.Block, k.Index) }
+	midEpoch := (st.firstEpoch + st.latestEpoch) / 2
+	cases := []struct {
+		name, path string
+	}{
+		{"snapshots/start", "/api/v2/snapshots?pagination.first=100"},
+		{"snapshots/middle", "/api/v2/snapshots?pagination.first=100&pagination.after=" + url.QueryEscape(snap(len(st.snapshots)/2))},
+		{"snapshots/end", "/api/v2/snapshots?pagination.first=100&pagination.after=" + url.QueryEscape(snap(len(st.snapshots)-101))},
+		{"keyrotations/start", "/api/v2/core/keys/ethereum/rotations?pagination.first=100"},
+		{"keyrotations/middle", "/api/v2/core/keys/ethereum/rotations?pagination.first=100&pagination.after=" + url.QueryEscape(rot(len(st.rotations)/2))},
+		{"keyrotations/end", "/api/v2/core/keys/ethereum/rotations?pagination.first=100&pagination.after=" + url.QueryEscape(rot(len(st.rotations)-101))},
+		{"networkparameters/start", "/api/v2/network/parameters?pagination.first=100"},
+		{"networkparameters/middle", "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(param(len(st.params)/2))},
+		{"networkparameters/end", "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(param(len(st.params)-101))},
+		{"games/start", "/api/v2/games?pagination.first=100"},
+		{"games/middle", fmt.Sprintf("/api/v2/games?pagination.first=100&epochTo=%d", midEpoch)},
+		{"games/end", fmt.Sprintf("/api/v2/games?pagination.first=100&epochTo=%d", st.firstEpoch+29)},
+		{"transactions/start", "/transactions?first=100"},
+		{"transactions/middle", "/transactions?first=100&after=" + tx(len(st.txs)/2)},
+		{"transactions/end", "/transactions?last=100"},
+		{"transactions-filtered/start", "/transactions?first=100&cmdTypes=Batch+Proposal&cmdTypes=Register+New+Node"},
+		{"transactions-filtered/end", "/transactions?last=100&cmdTypes=Batch+Proposal&cmdTypes=Register+New+Node"},
+		{"transactions-excluded/middle", "/transactions?first=100&excludeCmdTypes=Submit+Order&after=" + tx(len(st.txs)/2)},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, tc.path, nil)
+			w := &discard{h: http.Header{}}
+			srv.ServeHTTP(w, req)
+			if w.status != http.StatusOK {
+				b.Fatalf("%s: status %d", tc.path, w.status)
+			}
+			b.SetBytes(int64(w.n))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				w.n = 0
+				srv.ServeHTTP(w, req)
+			}
+		})
+	}
+}
+
+// BenchmarkParametersPageVsBareHandler serves a 100-row network parameters
+// page over loopback HTTP, side by side with a bare net/http handler that
+// writes a precomputed body of the same size, and reports the mock's rate as
+// a fraction of the bare handler's (target: at least 0.75).
+func BenchmarkParametersPageVsBareHandler(b *testing.B) {
+	st := mustBenchStore(b)
+	mock := httptest.NewServer(New(Config{}, st))
+	defer mock.Close()
+	path := "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(st.params[len(st.params)/2].cursor)
+
+	resp, err := http.Get(mock.URL + path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	}))
+	defer bare.Close()
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	const clients, perRound = 4, 400
+	run := func(url string) time.Duration {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for c := 0; c < clients; c++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < perRound/clients; i++ {
+					r, err := client.Get(url)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					io.Copy(io.Discard, r.Body)
+					r.Body.Close()
+				}
+			}()
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	run(mock.URL + path) // warm connections
+	run(bare.URL + "/")
+	var tMock, tBare time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		// Alternate, so both see the same machine conditions.
+		tMock += run(mock.URL + path)
+		tBare += run(bare.URL + "/")
+	}
+	b.StopTimer()
+	n := float64(b.N * perRound)
+	b.ReportMetric(n/tMock.Seconds(), "mock-req/s")
+	b.ReportMetric(n/tBare.Seconds(), "bare-req/s")
+	b.ReportMetric(tBare.Seconds()/tMock.Seconds(), "mock/bare")
+}
+
+// BenchmarkNewStore measures building the store of the benchmark world.
+func BenchmarkNewStore(b *testing.B) {
+	w, err := generators.Generate(generators.Options{Seed: 1, Scale: 10})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := NewStore(w); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
