@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut}, args)
+	return code, out.String(), errOut.String()
+}
+
+func TestGenerateWritesFixturesDeterministically(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, dir := range []string{a, b} {
+		code, out, errOut := runCmd(t, "generate", "--seed", "9", "--scale", "0.05", "--out", dir)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if !strings.Contains(out, "transactions.json") {
+			t.Errorf("output does not list the files: %s", out)
+		}
+		if errOut != "" {
+			t.Errorf("no progress bar is drawn when stderr is not a terminal, got %q", errOut)
+		}
+	}
+	entries, err := os.ReadDir(a)
+	if err != nil || len(entries) != 6 {
+		t.Fatalf("%d files written, want 6 (%v)", len(entries), err)
+	}
+	for _, e := range entries {
+		x, _ := os.ReadFile(filepath.Join(a, e.Name()))
+		y, _ := os.ReadFile(filepath.Join(b, e.Name()))
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs between two runs with the same seed", e.Name())
+		}
+	}
+}
+
+func TestGenerateRefusesBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no out", []string{"generate"}, "--out is required"},
+		{"scale too small", []string{"generate", "--out", dir, "--scale", "0"}, "--scale must be between"},
+		{"scale too large", []string{"generate", "--out", dir, "--scale", "5000"}, "--scale must be between"},
+		{"scale not a number", []string{"generate", "--out", dir, "--scale", "big"}, "invalid value"},
+		{"unknown format", []string{"generate", "--out", dir, "--format", "xml"}, "--format must be"},
+		{"negative workers", []string{"generate", "--out", dir, "--workers", "-1"}, "--workers must not be negative"},
+		{"stray argument", []string{"generate", "--out", dir, "extra"}, "unexpected argument"},
+		{"unknown flag", []string{"generate", "--colour"}, "flag provided but not defined"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runCmd(t, tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if !strings.Contains(errOut, tc.want) {
+				t.Errorf("stderr %q does not say %q", errOut, tc.want)
+			}
+		})
+	}
+}
+
+func TestGenerateIntoAFileFails(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "plain")
+	os.WriteFile(file, []byte("x"), 0o644)
+	code, _, errOut := runCmd(t, "generate", "--scale", "0.05", "--out", file)
+	if code != exitFailure || !strings.Contains(errOut, "harness generate:") {
+		t.Fatalf("exit %d, stderr %q; want a clear failure", code, errOut)
+	}
+}
