@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -10,10 +11,14 @@ import (
 )
 
 func runSchemas(_ context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "schemas", "[--long] [NAME | FILE.json]")
+	fs := newFlagSet(e, "schemas", "[--long] [NAME | FILE.json] | --openapi")
 	long := fs.Bool("long", false, "list each schema with its file and description")
+	openapi := fs.Bool("openapi", false, "print an OpenAPI 3.0 document (JSON) of the five listings, built from the schemas")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
+	}
+	if *openapi {
+		return printOpenAPI(e, fs, *long)
 	}
 	switch fs.NArg() {
 	case 0:
@@ -36,6 +41,20 @@ func runSchemas(_ context.Context, e *env, args []string) int {
 	default:
 		return usageError(e.stderr, fs, "at most one schema name")
 	}
+}
+
+// printOpenAPI writes the OpenAPI document; it takes no other argument.
+func printOpenAPI(e *env, fs *flag.FlagSet, long bool) int {
+	if fs.NArg() > 0 || long {
+		return usageError(e.stderr, fs, "--openapi takes no other flag or argument")
+	}
+	data, err := schemas.OpenAPI()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "harness schemas: %v\n", err)
+		return exitFailure
+	}
+	e.stdout.Write(data)
+	return exitOK
 }
 
 func listSchemas(e *env, long bool) int {

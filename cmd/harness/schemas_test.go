@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/chaindata/harness/schemas"
+)
+
+func TestSchemasListsEveryName(t *testing.T) {
+	code, out, errOut := runHarness(t, "", "schemas")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	want := strings.Join(schemas.Names(), "\n") + "\n"
+	if out != want {
+		t.Errorf("stdout:\n%s\nwant one name a line:\n%s", out, want)
+	}
+	if !strings.Contains(out, "\nListTransactionsResponse\n") || !strings.Contains(out, "\nOrderSubmission\n") {
+		t.Errorf("the list lacks well-known names:\n%s", out)
+	}
+}
+
+func TestSchemasLongListing(t *testing.T) {
+	code, out, errOut := runHarness(t, "", "schemas", "--long")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	names := schemas.Names()
+	if len(lines) != len(names) {
+		t.Fatalf("%d lines, want %d", len(lines), len(names))
+	}
+	for i, line := range lines {
+		fields := strings.Fields(line)
+		file, _ := schemas.FileOf(names[i])
+		if len(fields) < 2 || fields[0] != names[i] || fields[1] != file {
+			t.Errorf("line %q, want %s then %s", line, names[i], file)
+		}
+	}
+}
+
+func TestSchemasPrintsOne(t *testing.T) {
+	tests := []struct {
+		arg  string
+		want func(t *testing.T, doc map[string]any)
+	}{
+		{"Transaction", func(t *testing.T, doc map[string]any) {
+			if doc["type"] != "object" || doc["properties"] == nil || doc["additionalProperties"] != false {
+				t.Errorf("not the Transaction definition: %v", doc)
+			}
+		}},
+		{"TimeInForce", func(t *testing.T, doc map[string]any) {
+			if enum, _ := doc["enum"].([]any); len(enum) != 7 {
+				t.Errorf("enum %v, want the 7 TimeInForce values", doc["enum"])
+			}
+		}},
+		{"Uint64", func(t *testing.T, doc map[string]any) {
+			if doc["type"] != "string" || doc["pattern"] == nil {
+				t.Errorf("not the Uint64 palette entry: %v", doc)
+			}
+		}},
+		{"orders.json", func(t *testing.T, doc map[string]any) {
+			if doc["$id"] != schemas.BaseURL+"orders.json" {
+				t.Errorf("$id %v, want the file's", doc["$id"])
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.arg, func(t *testing.T) {
+			code, out, errOut := runHarness(t, "", "schemas", tc.arg)
+			if code != exitOK || errOut != "" {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			var doc map[string]any
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatalf("output is not JSON: %v\n%s", err, out)
+			}
+			tc.want(t, doc)
+		})
+	}
+}
+
+func TestSchemasRejectsUnknownNames(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{"unknown definition", []string{"Transactions"}, exitFailure, `no schema named "Transactions"`},
+		{"unknown file", []string{"trades.json"}, exitFailure, `no schema file "trades.json"`},
+		{"two names", []string{"Transaction", "Command"}, exitUsage, "at most one schema name"},
+		{"unknown flag", []string{"--all"}, exitUsage, "flag provided but not defined"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runHarness(t, "", append([]string{"schemas"}, tc.args...)...)
+			if code != tc.wantCode {
+				t.Errorf("exit %d, want %d", code, tc.wantCode)
+			}
+			if out != "" {
+				t.Errorf("stdout %q, want nothing", out)
+			}
+			if !strings.Contains(errOut, tc.want) {
+				t.Errorf("stderr %q does not say %q", errOut, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chaindata/harness/schemas"
+)
+
+// runHarness runs the binary's command line in-process with the given
+// standard input.
+func runHarness(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut}
+	code = run(context.Background(), e, args)
+	return code, out.String(), errOut.String()
+}
+
+// writeInputFile writes content to the file name in dir and returns its path.
+func writeInputFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const (
+	validParam   = `{"key": "spam.pow.difficulty", "value": "15"}`
+	invalidParam = `{"key": "spam pow", "value": 15, "extra": true}` // three violations
+)
+
+// invalidParamPaths are the paths of invalidParam's violations.
+var invalidParamPaths = []string{"/extra", "/key", "/value"}
+
+// wantViolationLines checks that out holds exactly one line per path, each starting
+// with prefix and naming its path.
+func wantViolationLines(t *testing.T, out, prefix string, paths []string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if out == "" {
+		lines = nil
+	}
+	if len(lines) != len(paths) {
+		t.Fatalf("%d lines, want %d (one per violation):\n%s", len(lines), len(paths), out)
+	}
+	for i, line := range lines {
+		if want := prefix + paths[i] + ": "; !strings.HasPrefix(line, want) {
+			t.Errorf("line %d = %q, want it to start with %q", i+1, line, want)
+		}
+		if !strings.HasSuffix(line, "]") {
+			t.Errorf("line %d = %q does not end with the rule broken", i+1, line)
+		}
+	}
+}
+
+func TestValidateFiles(t *testing.T) {
+	dir := t.TempDir()
+	valid := writeInputFile(t, dir, "valid.json", validParam)
+	invalid := writeInputFile(t, dir, "invalid.json", invalidParam)
+	notJSON := writeInputFile(t, dir, "broken.json", `{"key": `)
+	missing := filepath.Join(dir, "missing.json")
+
+	tests := []struct {
+		name      string
+		args      []string
+		wantCode  int
+		wantOut   func(t *testing.T, out string)
+		wantInErr string
+	}{
+		{"valid file", []string{"--schema", "NetworkParameter", valid}, exitOK,
+			func(t *testing.T, out string) { wantViolationLines(t, out, "", nil) }, ""},
+		{"invalid file", []string{"--schema", "NetworkParameter", invalid}, exitFailure,
+			func(t *testing.T, out string) { wantViolationLines(t, out, invalid+": ", invalidParamPaths) }, ""},
+		{"valid and invalid files", []string{"--schema", "NetworkParameter", valid, invalid, valid}, exitFailure,
+			func(t *testing.T, out string) { wantViolationLines(t, out, invalid+": ", invalidParamPaths) }, ""},
+		{"--schema=NAME form", []string{"--schema=NetworkParameter", valid}, exitOK,
+			func(t *testing.T, out string) { wantViolationLines(t, out, "", nil) }, ""},
+		{"not JSON", []string{"--schema", "NetworkParameter", notJSON}, exitFailure,
+			func(t *testing.T, out string) {
+				if !strings.HasPrefix(out, notJSON+": ") || !strings.Contains(out, "not valid JSON") || strings.Count(out, "\n") != 1 {
+					t.Errorf("stdout %q, want one line saying the input is not JSON", out)
+				}
+			}, ""},
+		{"missing file", []string{"--schema", "NetworkParameter", missing, valid}, exitFailure,
+			func(t *testing.T, out string) { wantViolationLines(t, out, "", nil) }, missing + ": "},
+		{"a whole response", []string{"--schema", "ListNetworkParametersResponse", writeInputFile(t, dir, "page.json",
+			`{"networkParameters": {"edges": [{"node": `+validParam+`, "cursor": "eyJrZXkiOiJzcGFtLnBvdy5kaWZmaWN1bHR5In0="}],
+			"pageInfo": {"startCursor": "a", "endCursor": "a", "hasNextPage": false, "hasPreviousPage": false}}}`)}, exitOK,
+			func(t *testing.T, out string) { wantViolationLines(t, out, "", nil) }, ""},
+		{"a nested violation", []string{"--schema", "ListNetworkParametersResponse", writeInputFile(t, dir, "badpage.json",
+			`{"networkParameters": {"edges": [{"node": {"key": "a.b"}, "cursor": "x"}],
+			"pageInfo": {"startCursor": "x", "endCursor": "x", "hasNextPage": false, "hasPreviousPage": false}}}`)}, exitFailure,
+			func(t *testing.T, out string) {
+				wantViolationLines(t, out, filepath.Join(dir, "badpage.json")+": ", []string{"/networkParameters/edges/0/node/value"})
+			}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runHarness(t, "", append([]string{"validate"}, tc.args...)...)
+			if code != tc.wantCode {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.wantCode, errOut)
+			}
+			tc.wantOut(t, out)
+			if tc.wantInErr == "" && errOut != "" {
+				t.Errorf("stderr %q, want nothing", errOut)
+			}
+			if !strings.Contains(errOut, tc.wantInErr) {
+				t.Errorf("stderr %q does not say %q", errOut, tc.wantInErr)
+			}
+		})
+	}
+}
+
+// TestValidateReportsEveryViolation checks the command against the package:
+// one line per violation the validator finds, in its order.
+func TestValidateReportsEveryViolation(t *testing.T) {
+	doc := `{"transactions": [{"block": "-1", "index": -1, "hash": "abc", "code": "0", "cursor": "1-2", "command": {},
+		"signature": null, "createdAt": "yesterday", "version": "V3", "pow": {"tid": "", "nonce": 1}}]}`
+	err := schemas.MustLoad("ListTransactionsResponse").Validate([]byte(doc))
+	var verr *schemas.ValidationError
+	if !errors.As(err, &verr) || len(verr.Violations) < 10 {
+		t.Fatalf("the document should break many rules: %v", err)
+	}
+	path := writeInputFile(t, t.TempDir(), "txs.json", doc)
+	code, out, _ := runHarness(t, "", "validate", "--schema", "ListTransactionsResponse", path)
+	if code != exitFailure {
+		t.Fatalf("exit %d, want %d", code, exitFailure)
+	}
+	var want strings.Builder
+	for _, v := range verr.Violations {
+		want.WriteString(path + ": " + v.String() + "\n")
+	}
+	if out != want.String() {
+		t.Errorf("stdout:\n%s\nwant:\n%s", out, want.String())
+	}
+}
+
+func TestValidateUsageErrors(t *testing.T) {
+	file := writeInputFile(t, t.TempDir(), "valid.json", validParam)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no schema", []string{file}, "--schema is required"},
+		{"empty schema", []string{"--schema", "", file}, "--schema is required"},
+		{"unknown schema", []string{"--schema", "NetworkParam", file}, `no schema named "NetworkParam"`},
+		{"no files", []string{"--schema", "NetworkParameter"}, "no input files"},
+		{"unknown flag", []string{"--schema", "NetworkParameter", "--strict", file}, "flag provided but not defined"},
+		{"schema without value", []string{"--schema"}, "flag needs an argument"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runHarness(t, "", append([]string{"validate"}, tc.args...)...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if !strings.Contains(errOut, tc.want) {
+				t.Errorf("stderr %q does not say %q", errOut, tc.want)
+			}
+			if out != "" {
+				t.Errorf("stdout %q, want nothing", out)
+			}
+		})
+	}
+}
+
+func TestValidateHelp(t *testing.T) {
+	code, _, errOut := runHarness(t, "", "validate", "-h")
+	if code != exitOK || !strings.Contains(errOut, "--schema") {
+		t.Errorf("exit %d, stderr %q; want 0 and the flags", code, errOut)
+	}
+}
+
+func TestValidateStandardInput(t *testing.T) {
+	tests := []struct {
+		name     string
+		stdin    string
+		args     []string
+		wantCode int
+		prefix   string
+		paths    []string
+	}{
+		{"valid", validParam, []string{"-"}, exitOK, "", nil},
+		{"invalid", invalidParam, []string{"-"}, exitFailure, "-: ", invalidParamPaths},
+		{"not JSON", "not json", []string{"-"}, exitFailure, "-: ", []string{"validate NetworkParameter"}},
+		{"lines with --ndjson", validParam + "\n" + invalidParam + "\n", []string{"--ndjson", "-"}, exitFailure, "-:2: ", invalidParamPaths},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"validate", "--schema", "NetworkParameter"}, tc.args...)
+			code, out, errOut := runHarness(t, tc.stdin, args...)
+			if code != tc.wantCode {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.wantCode, errOut)
+			}
+			if tc.name == "not JSON" {
+				if !strings.HasPrefix(out, "-: ") || !strings.Contains(out, "not valid JSON") {
+					t.Errorf("stdout %q, want a line saying the input is not JSON", out)
+				}
+				return
+			}
+			wantViolationLines(t, out, tc.prefix, tc.paths)
+		})
+	}
+}
+
+func TestValidateNDJSON(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name     string
+		file     string
+		content  string
+		flags    []string
+		wantCode int
+		want     []string // each line of stdout starts with one of these, in order
+	}{
+		{"all valid", "ok.ndjson", validParam + "\n" + validParam + "\n" + validParam + "\n", nil, exitOK, nil},
+		{"blank lines are skipped", "blank.ndjson", "\n" + validParam + "\n\n   \n" + validParam, nil, exitOK, nil},
+		{"invalid lines are numbered", "bad.ndjson", validParam + "\n" + `{"key": "a.b"}` + "\n\n" + `{"key": "a.b", "value": "1", "x": 1}` + "\n", nil, exitFailure,
+			[]string{"bad.ndjson:2: /value: ", "bad.ndjson:4: /x: "}},
+		{"a line that is not JSON", "junk.ndjson", validParam + "\n" + `{"key": ` + "\n" + validParam + "\n", nil, exitFailure,
+			[]string{"junk.ndjson:2: validate NetworkParameter: input is not valid JSON"}},
+		{"CRLF line ends", "crlf.ndjson", validParam + "\r\n" + invalidParam + "\r\n", nil, exitFailure,
+			[]string{"crlf.ndjson:2: /extra: ", "crlf.ndjson:2: /key: ", "crlf.ndjson:2: /value: "}},
+		{"a .json file read as lines with --ndjson", "lines.json", validParam + "\n" + `{"key": "a.b"}` + "\n", []string{"--ndjson"}, exitFailure,
+			[]string{"lines.json:2: /value: "}},
+		{"a .json file with one document over several lines", "pretty.json", "{\n  \"key\": \"a.b\",\n  \"value\": \"1\"\n}\n", nil, exitOK, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeInputFile(t, dir, tc.file, tc.content)
+			args := append(append([]string{"validate", "--schema", "NetworkParameter"}, tc.flags...), path)
+			code, out, errOut := runHarness(t, "", args...)
+			if code != tc.wantCode {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.wantCode, errOut)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if out == "" {
+				lines = nil
+			}
+			if len(lines) != len(tc.want) {
+				t.Fatalf("%d lines, want %d:\n%s", len(lines), len(tc.want), out)
+			}
+			for i, line := range lines {
+				if want := filepath.Join(dir, tc.want[i]); !strings.HasPrefix(line, want) {
+					t.Errorf("line %d = %q, want it to start with %q", i+1, line, want)
+				}
+			}
+		})
+	}
+}

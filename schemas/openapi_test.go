@@ -1,0 +1,336 @@
+package schemas_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/schemas"
+)
+
+// loadOpenAPI builds the document and loads it with kin-openapi, failing the
+// test unless it loads and validates.
+func loadOpenAPI(t *testing.T) *openapi3.T {
+	t.Helper()
+	data, err := schemas.OpenAPI()
+	if err != nil {
+		t.Fatalf("OpenAPI: %v", err)
+	}
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(data)
+	if err != nil {
+		t.Fatalf("load OpenAPI document: %v", err)
+	}
+	if err := doc.Validate(context.Background(), openapi3.EnableMultiError()); err != nil {
+		t.Fatalf("OpenAPI document does not validate: %v", err)
+	}
+	return doc
+}
+
+func TestOpenAPIValidates(t *testing.T) {
+	doc := loadOpenAPI(t)
+	if !strings.HasPrefix(doc.OpenAPI, "3.0.") {
+		t.Errorf("openapi = %q, want 3.0.x", doc.OpenAPI)
+	}
+	// Every definition is a component, and every component resolved.
+	for _, name := range schemas.Names() {
+		ref, ok := doc.Components.Schemas[name]
+		if !ok {
+			t.Errorf("component schema %s missing", name)
+			continue
+		}
+		if ref.Value == nil {
+			t.Errorf("component schema %s did not resolve", name)
+		}
+	}
+	if got, want := len(doc.Components.Schemas), len(schemas.Names()); got != want {
+		t.Errorf("%d component schemas, want %d", got, want)
+	}
+	// The output is stable: the same bytes every time.
+	a, _ := schemas.OpenAPI()
+	b, _ := schemas.OpenAPI()
+	if string(a) != string(b) {
+		t.Error("two calls gave different documents")
+	}
+	if !json.Valid(a) {
+		t.Error("document is not valid JSON")
+	}
+}
+
+// param describes what a query parameter must look like.
+type param struct {
+	name    string
+	typ     string // schema type
+	format  string // schema format, "" for any
+	items   string // item type of an array
+	enumOf  string // the definition whose enum the parameter takes
+	explode bool   // repeated: style form, explode true
+}
+
+var pagParams = []param{
+	{name: "pagination.first", typ: "integer", format: "int32"},
+	{name: "pagination.after", typ: "string"},
+	{name: "pagination.last", typ: "integer", format: "int32"},
+	{name: "pagination.before", typ: "string"},
+	{name: "pagination.newestFirst", typ: "boolean"},
+}
+
+func TestOpenAPIPaths(t *testing.T) {
+	doc := loadOpenAPI(t)
+	tests := []struct {
+		path     string
+		response string
+		params   []param
+	}{
+		{"/api/v2/games", "ListGamesResponse", append([]param{
+			{name: "gameId", typ: "string"},
+			{name: "epochFrom", typ: "string", format: "uint64"},
+			{name: "epochTo", typ: "string", format: "uint64"},
+			{name: "entityScope", typ: "string", enumOf: "EntityScope"},
+			{name: "teamId", typ: "string"},
+			{name: "partyId", typ: "string"},
+		}, pagParams...)},
+		{"/api/v2/snapshots", "ListCoreSnapshotsResponse", pagParams},
+		{"/api/v2/core/keys/ethereum/rotations", "ListEthereumKeyRotationsResponse", append([]param{{name: "nodeId", typ: "string"}}, pagParams...)},
+		{"/api/v2/network/parameters", "ListNetworkParametersResponse", pagParams},
+		{"/transactions", "ListTransactionsResponse", []param{
+			{name: "first", typ: "integer", format: "int64"},
+			{name: "last", typ: "integer", format: "int64"},
+			{name: "before", typ: "string"},
+			{name: "after", typ: "string"},
+			{name: "cmdTypes", typ: "array", items: "string", explode: true},
+			{name: "excludeCmdTypes", typ: "array", items: "string", explode: true},
+			{name: "parties", typ: "array", items: "string", explode: true},
+		}},
+	}
+	if got := doc.Paths.Len(); got != len(tests) {
+		t.Errorf("%d paths, want %d: %v", got, len(tests), doc.Paths.InMatchingOrder())
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			item := doc.Paths.Value(tc.path)
+			if item == nil || item.Get == nil {
+				t.Fatalf("no GET %s", tc.path)
+			}
+			op := item.Get
+			if len(item.Operations()) != 1 {
+				t.Errorf("operations %v, want GET only", item.Operations())
+			}
+			if got := len(op.Parameters); got != len(tc.params) {
+				t.Errorf("%d parameters, want %d", got, len(tc.params))
+			}
+			for _, want := range tc.params {
+				p := op.Parameters.GetByInAndName("query", want.name)
+				if p == nil {
+					t.Errorf("no query parameter %s", want.name)
+					continue
+				}
+				checkParam(t, p, want)
+			}
+			checkResponses(t, op, tc.response)
+		})
+	}
+}
+
+func checkParam(t *testing.T, p *openapi3.Parameter, want param) {
+	t.Helper()
+	if p.Required {
+		t.Errorf("%s: required, want optional", want.name)
+	}
+	s := p.Schema.Value
+	if !s.Type.Is(want.typ) {
+		t.Errorf("%s: type %v, want %s", want.name, s.Type, want.typ)
+	}
+	if want.format != "" && s.Format != want.format {
+		t.Errorf("%s: format %q, want %q", want.name, s.Format, want.format)
+	}
+	if want.items != "" && (s.Items == nil || !s.Items.Value.Type.Is(want.items)) {
+		t.Errorf("%s: items %v, want %s", want.name, s.Items, want.items)
+	}
+	if want.explode && (p.Style != "form" || p.Explode == nil || !*p.Explode) {
+		t.Errorf("%s: style %q explode %v, want form and true", want.name, p.Style, p.Explode)
+	}
+	if want.enumOf != "" {
+		def := schemas.MustLookup(want.enumOf)
+		if len(s.Enum) != len(def.Enum) {
+			t.Fatalf("%s: enum %v, want %v", want.name, s.Enum, def.Enum)
+		}
+		for i := range def.Enum {
+			if s.Enum[i] != def.Enum[i] {
+				t.Errorf("%s: enum %v, want %v", want.name, s.Enum, def.Enum)
+				break
+			}
+		}
+	}
+}
+
+func checkResponses(t *testing.T, op *openapi3.Operation, response string) {
+	t.Helper()
+	for _, c := range []struct {
+		status string
+		schema string
+	}{{"200", response}, {"500", "Error"}, {"default", "Error"}} {
+		r := op.Responses.Value(c.status)
+		if r == nil || r.Value == nil {
+			t.Errorf("no %s response", c.status)
+			continue
+		}
+		mt := r.Value.Content.Get("application/json")
+		if mt == nil || mt.Schema == nil {
+			t.Errorf("%s response has no application/json schema", c.status)
+			continue
+		}
+		if want := "#/components/schemas/" + c.schema; mt.Schema.Ref != want {
+			t.Errorf("%s response schema %q, want %q", c.status, mt.Schema.Ref, want)
+		}
+		if mt.Schema.Value == nil {
+			t.Errorf("%s response schema did not resolve", c.status)
+		}
+	}
+}
+
+// TestOpenAPIAcceptsMockBodies checks that the converted schemas still say
+// what the draft-07 ones say: the mock's bodies pass, defective ones fail.
+func TestOpenAPIAcceptsMockBodies(t *testing.T) {
+	doc := loadOpenAPI(t)
+	world, err := generators.Generate(generators.Options{Seed: 3, Scale: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := mockserver.NewStore(world)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(mockserver.New(mockserver.Config{}, store))
+	defer srv.Close()
+
+	tests := []struct {
+		name   string
+		path   string
+		query  string
+		status int
+		breakf func(map[string]any) // makes the body invalid; nil keeps it
+	}{
+		{"games", "/api/v2/games", "pagination.first=20", 200, nil},
+		{"snapshots", "/api/v2/snapshots", "pagination.first=20", 200, nil},
+		{"rotations", "/api/v2/core/keys/ethereum/rotations", "pagination.first=20", 200, nil},
+		{"parameters", "/api/v2/network/parameters", "", 200, nil},
+		{"transactions", "/transactions", "first=200", 200, nil},
+		{"error body", "/api/v2/snapshots", "pagination.first=0", 400, nil},
+		{"missing pageInfo", "/api/v2/snapshots", "pagination.first=5", 200, func(b map[string]any) {
+			delete(b["coreSnapshots"].(map[string]any), "pageInfo")
+		}},
+		{"extra field in a node", "/api/v2/network/parameters", "pagination.first=5", 200, func(b map[string]any) {
+			edges := b["networkParameters"].(map[string]any)["edges"].([]any)
+			edges[0].(map[string]any)["node"].(map[string]any)["unexpected"] = "x"
+		}},
+		{"transaction with two commands", "/transactions", "first=1", 200, func(b map[string]any) {
+			tx := b["transactions"].([]any)[0].(map[string]any)
+			tx["command"].(map[string]any)["joinTeam"] = map[string]any{}
+			tx["command"].(map[string]any)["nodeVote"] = map[string]any{}
+		}},
+		{"error without message", "/api/v2/snapshots", "pagination.first=0", 400, func(b map[string]any) {
+			delete(b, "message")
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := http.Get(srv.URL + tc.path + "?" + tc.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.status, data)
+			}
+			var body map[string]any
+			if err := json.Unmarshal(data, &body); err != nil {
+				t.Fatal(err)
+			}
+			if tc.breakf != nil {
+				tc.breakf(body)
+			}
+			op := doc.Paths.Value(tc.path).Get
+			r := op.Responses.Status(tc.status)
+			if r == nil {
+				r = op.Responses.Default()
+			}
+			schema := r.Value.Content.Get("application/json").Schema.Value
+			err = schema.VisitJSON(body, openapi3.MultiErrors())
+			switch {
+			case tc.breakf == nil && err != nil:
+				t.Errorf("valid body rejected: %v", firstLine(err))
+			case tc.breakf != nil && err == nil:
+				t.Error("defective body accepted")
+			}
+		})
+	}
+}
+
+func TestOpenAPINullable(t *testing.T) {
+	doc := loadOpenAPI(t)
+	amm := doc.Components.Schemas["AmendAmm"].Value
+	params := amm.Properties["concentratedLiquidityParameters"].Value
+	if !params.Nullable {
+		t.Fatal("an optional sub-object is not nullable")
+	}
+	base := map[string]any{"marketId": strings.Repeat("a", 64), "slippageTolerance": "0.1"}
+	tests := []struct {
+		name  string
+		value any
+		ok    bool
+	}{
+		{"absent", nil, true},
+		{"null", "null", true},
+		{"object", map[string]any{"base": "100"}, true},
+		{"string", "x", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := map[string]any{}
+			for k, x := range base {
+				v[k] = x
+			}
+			switch tc.value {
+			case nil:
+			case "null":
+				v["concentratedLiquidityParameters"] = nil
+			default:
+				v["concentratedLiquidityParameters"] = tc.value
+			}
+			err := amm.VisitJSON(v)
+			if (err == nil) != tc.ok {
+				t.Errorf("valid = %v, want %v (%v)", err == nil, tc.ok, err)
+			}
+		})
+	}
+	// if/then/else survive as an extension.
+	tx := doc.Components.Schemas["Transaction"].Value
+	conds, ok := tx.Extensions["x-conditions"].([]any)
+	if !ok || len(conds) == 0 {
+		t.Errorf("Transaction x-conditions = %v, want the if/then rules", tx.Extensions["x-conditions"])
+	}
+	if _, ok := doc.Components.Schemas["ResultCode"].Value.Extensions["x-harness-format"]; !ok {
+		t.Error("ResultCode lost its harness format")
+	}
+}
+
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " ..."
+	}
+	return s
+}
