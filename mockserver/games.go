@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"math"
 	"net/http"
 	"sort"
 	"strconv"
@@ -9,12 +10,12 @@ import (
 	"github.com/chaindata/harness/generators"
 )
 
-// entityScopes maps the accepted spellings of an entity scope (its name or
-// its number, as the gateway accepts) to its number.
+// entityScopes maps the EntityScope names to their numbers. Only the names
+// are accepted (docs/behaviour.md), not the numbers the gateway also takes.
 var entityScopes = map[string]int{
-	"ENTITY_SCOPE_UNSPECIFIED": 0, "0": 0,
-	"ENTITY_SCOPE_INDIVIDUALS": 1, "1": 1,
-	"ENTITY_SCOPE_TEAMS": 2, "2": 2,
+	"ENTITY_SCOPE_UNSPECIFIED": 0,
+	"ENTITY_SCOPE_INDIVIDUALS": 1,
+	"ENTITY_SCOPE_TEAMS":       2,
 }
 
 const (
@@ -47,8 +48,8 @@ func (s *Server) epochWindow(q query) (from, to uint64, e *apiError) {
 		from = max(minus(to, span), s.store.firstEpoch)
 	case !hasFrom: // rule 2
 		from = max(minus(to, span), min(s.store.firstEpoch, to))
-	case !hasTo: // rule 3
-		to = from + span
+	case !hasTo: // rule 3, saturating: a window near the top of uint64 must not wrap to low epochs
+		to = from + min(span, math.MaxUint64-from)
 	}
 	if from > to {
 		if s.cfg.Strict {
@@ -63,7 +64,11 @@ func (s *Server) epochWindow(q query) (from, to uint64, e *apiError) {
 }
 
 func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
-	q := query(r.URL.Query())
+	q, err := parseQuery(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	p, err := s.parsePagination(q)
 	if err != nil {
 		writeError(w, err)

@@ -8,7 +8,11 @@ import (
 )
 
 func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
-	q := query(r.URL.Query())
+	q, err := parseQuery(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	p, err := s.parsePagination(q)
 	if err != nil {
 		writeError(w, err)
@@ -33,7 +37,11 @@ func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
-	q := query(r.URL.Query())
+	q, err := parseQuery(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	p, err := s.parsePagination(q)
 	if err != nil {
 		writeError(w, err)
@@ -70,7 +78,11 @@ func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listNetworkParameters(w http.ResponseWriter, r *http.Request) {
-	q := query(r.URL.Query())
+	q, err := parseQuery(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	p, err := s.parsePagination(q)
 	if err != nil {
 		writeError(w, err)

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"errors"
+	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
@@ -13,6 +15,17 @@ type pageRequest struct {
 	after, before       string
 	hasAfter, hasBefore bool
 	newestFirst         bool
+}
+
+// parseQuery reads a request's query string. A malformed one (a bad
+// %-escape, a semicolon) is a 400, as on the gateway, rather than a pair
+// silently dropped, which would turn a bad value into a default.
+func parseQuery(r *http.Request) (query, *apiError) {
+	v, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, &apiError{status: http.StatusBadRequest, code: codeInvalidArgument, message: "parsing query: " + err.Error()}
+	}
+	return query(v), nil
 }
 
 // query reads parameters by any of their accepted spellings (camelCase and
@@ -49,16 +62,22 @@ func (q query) int32(names ...string) (int, bool, *apiError) {
 	return int(n), true, nil
 }
 
+var errNotBool = errors.New("want true, false, 1 or 0")
+
+// bool reads a boolean: true, false, 1 or 0 (docs/behaviour.md), not the
+// wider set strconv.ParseBool accepts.
 func (q query) bool(def bool, names ...string) (bool, *apiError) {
 	s, ok := q.get(names...)
 	if !ok {
 		return def, nil
 	}
-	b, err := strconv.ParseBool(s)
-	if err != nil {
-		return false, parseError(names[0], s, err)
+	switch s {
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
 	}
-	return b, nil
+	return false, parseError(names[0], s, errNotBool)
 }
 
 func (q query) uint64(names ...string) (uint64, bool, *apiError) {

@@ -3,6 +3,8 @@ package mockserver
 import (
 	"log/slog"
 	"net/http"
+	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,7 +90,7 @@ func New(cfg Config, store *Store) *Server {
 		{"/transactions", s.listTransactions, false},
 		{"/rest/transactions", s.listTransactions, false},
 	}
-	if p := strings.TrimSuffix(s.cfg.TransactionsPrefix, "/"); p != "" && p != "/rest" {
+	if p := transactionsPrefix(s.cfg.TransactionsPrefix); p != "" {
 		listings = append(listings, struct {
 			path    string
 			handler http.HandlerFunc
@@ -100,12 +102,13 @@ func New(cfg Config, store *Store) *Server {
 		if l.node {
 			h = s.withBlockHeaders(h)
 		}
-		mux.Handle("GET "+l.path, h)
-		mux.HandleFunc(l.path, func(w http.ResponseWriter, _ *http.Request) { writeError(w, errMethodNotAllowed) })
+		pattern := literalPattern(l.path)
+		mux.Handle("GET "+pattern, h)
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, _ *http.Request) { writeError(w, errMethodNotAllowed) })
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) })
 
-	var h http.Handler = mux
+	var h http.Handler = exactPaths(mux)
 	h = s.faults(h)
 	h = cors(h)
 	if s.cfg.Logger != nil {
@@ -114,6 +117,43 @@ func New(cfg Config, store *Store) *Server {
 	h = recoverPanics(h, s.cfg.Logger)
 	s.handler = h
 	return s
+}
+
+// transactionsPrefix returns the configured prefix as a clean absolute path
+// ("explorer/" and "//explorer" are "/explorer"), or "" when it adds no path.
+func transactionsPrefix(prefix string) string {
+	if prefix == "" {
+		return ""
+	}
+	p := path.Clean("/" + prefix)
+	if p == "/" || p == "/rest" {
+		return ""
+	}
+	return p
+}
+
+// literalPattern escapes each segment of a path so that http.ServeMux reads
+// it literally: a configured prefix holding "{" or a space must neither
+// panic nor become a wildcard.
+func literalPattern(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// exactPaths answers a path that is not in canonical form ("//x", "/a/./b",
+// "/a/../b") with 404: every listing lives at one exact path, and
+// http.ServeMux would instead redirect with an HTML body.
+func exactPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != path.Clean(r.URL.Path) {
+			writeError(w, errNotFound)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // ServeHTTP answers one request.

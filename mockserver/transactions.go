@@ -83,7 +83,12 @@ func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 }
 
 func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) {
-	req, err := s.parseTxRequest(query(r.URL.Query()))
+	q, err := parseQuery(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	req, err := s.parseTxRequest(q)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -1,0 +1,31 @@
+// Package proxy is a validating reverse proxy for the chain data query API:
+// it forwards every request to a real deployment and checks each listing
+// response on its way back, so that a client's own traffic tests the
+// deployment.
+//
+// The client gets the upstream's status, headers and body byte for byte, as
+// they stream. For GET requests to the five listing paths the proxy keeps a
+// copy of the body as it passes (up to Config.MaxBodyBytes; larger bodies
+// are counted as unchecked) and, once the client has the whole response,
+// checks:
+//
+//   - the body against the listing's response schema, or against Error for
+//     any status but 200;
+//   - the pagination rules one response shows: every edge has a cursor,
+//     pageInfo.startCursor and endCursor are the first and last edge's
+//     cursors (empty on an empty page), a page holds at most the count
+//     asked, hasPreviousPage is false on a forward page from the start and
+//     hasNextPage false on a backward page from the end or a forward page
+//     shorter than asked, rows are in the listing's order (transactions
+//     newest to oldest by block and index);
+//   - the filters of the query, where a row shows them: nodeId, gameId,
+//     entityScope, teamId, partyId and the epoch window of games (at most
+//     30 epochs); cmdTypes and excludeCmdTypes, the before and after
+//     cursors and each row's "<block>.<index>" cursor of transactions. The
+//     parties filter is not checked: a party may be the receiver of a
+//     command whose shape the spec does not give.
+//
+// Each violation is one structured log line (listing, path, query, status,
+// rule, JSON path, message) and is counted; MetricsPath answers the counts
+// as JSON, or in the Prometheus text format.
+package proxy
