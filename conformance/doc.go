@@ -1,0 +1,25 @@
+// Package conformance is the conformance suite of the chain data query API: a
+// Ginkgo v2 suite that judges any deployment by the wire alone. It imports the
+// schemas package and the standard library's HTTP client, never the mock
+// server or the generators.
+//
+// The suite assumes nothing about the data. Each listing is walked forwards
+// and backwards (bounded by Config.MaxPages), the walks are compared with each
+// other, filters are checked against the unfiltered walk, and the games epoch
+// window is derived from the epochs the server reports. Rows newer than every
+// row of a listing's first walk are left out of comparisons: on a live
+// network they arrived while the suite ran. Every rule of the spec
+// is its own spec (It), labelled by listing (games, snapshots, key-rotations,
+// network-parameters, transactions) and by area (schema, pagination, filters,
+// epochs, errors); rules that only docs/behaviour.md decides also carry the
+// label "strict", so a deployment can be checked against the spec alone with
+// the label filter '!strict'.
+//
+// The specs live in ordinary (non-test) files so that the harness binary can
+// run them: Run runs the suite once per process with its own reporter
+// configuration, and Rules lists the rules without running them (the
+// catalogue in docs/conformance-rules.md is generated from it). Under go test
+// the suite runs from conformance_suite_test.go:
+//
+//	go test ./conformance -args --base-url=http://127.0.0.1:8080
+package conformance

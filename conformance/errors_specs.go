@@ -1,0 +1,155 @@
+package conformance
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// badRequest is a request a listing must refuse. query returns the
+// request's parameters, or a reason why the data cannot make it.
+type badRequest[S any] struct {
+	name  string
+	query func(st S) (url.Values, string)
+}
+
+// refusal checks that an answer is a refusal: a 4xx status with the error
+// body.
+func refusal(v *verdict, ex *exchange) {
+	if ex.err != nil {
+		v.add(ex, "no answer")
+		return
+	}
+	if ex.status < 400 || ex.status > 499 {
+		v.add(ex, "HTTP %d, want a 4xx status", ex.status)
+	}
+	if err := mustValidator("Error").Validate(ex.body); err != nil {
+		v.add(ex, "the body is not the error body:\n%s", violations(err))
+	}
+}
+
+// forgedCursor is base64 of a JSON object no listing issues.
+var forgedCursor = base64.StdEncoding.EncodeToString([]byte(`{"forged":"by the conformance suite"}`))
+
+const notBase64Cursor = "!!not-a-cursor!!"
+
+// pagedBadRequests are the requests every paged listing refuses.
+func pagedBadRequests(l *pagedListing) []badRequest[*pagedState] {
+	fixed := func(pairs ...string) func(*pagedState) (url.Values, string) {
+		return func(*pagedState) (url.Values, string) { return with(nil, pairs...), "" }
+	}
+	reqs := []badRequest[*pagedState]{
+		{"pagination.before together with pagination.after", func(st *pagedState) (url.Values, string) {
+			if len(st.fwd.rows) < 3 {
+				return nil, "the listing has fewer than 3 rows"
+			}
+			r := st.fwd.rows
+			return url.Values{"pagination.after": {r[0].cursor}, "pagination.before": {r[2].cursor}}, ""
+		}},
+		{"pagination.first=0", fixed("pagination.first", "0")},
+		{"pagination.first=-1", fixed("pagination.first", "-1")},
+		{"pagination.last=0", fixed("pagination.last", "0")},
+		{"pagination.first above the maximum page size (1000000)", fixed("pagination.first", "1000000")},
+		{"pagination.first that is not a number (abc)", fixed("pagination.first", "abc")},
+		{"pagination.first that does not fit int32 (3000000000)", fixed("pagination.first", "3000000000")},
+		{"pagination.newestFirst that is not a boolean (maybe)", fixed("pagination.newestFirst", "maybe")},
+		{"a pagination.after cursor that is not base64", fixed("pagination.first", "5", "pagination.after", notBase64Cursor)},
+		{"a forged pagination.after cursor (base64 JSON the listing never issued)", fixed("pagination.first", "5", "pagination.after", forgedCursor)},
+		{"a pagination.before cursor from another listing", func(st *pagedState) (url.Values, string) {
+			c, why := foreignCursor(st)
+			if c == "" {
+				return nil, why
+			}
+			return url.Values{"pagination.last": {"5"}, "pagination.before": {c}}, ""
+		}},
+	}
+	if l == gamesListing {
+		reqs = append(reqs,
+			badRequest[*pagedState]{"entityScope that is not an EntityScope name", fixed("entityScope", "ENTITY_SCOPE_PLANETS")},
+			badRequest[*pagedState]{"epochFrom that is not a number", fixed("epochFrom", "last-week")},
+		)
+	}
+	return reqs
+}
+
+// foreignCursor fetches a cursor of another listing whose key has a
+// different shape.
+func foreignCursor(st *pagedState) (string, string) {
+	for _, label := range st.l.donors {
+		donor := listingByLabel(label)
+		p, _, err := walker{c: st.c, l: donor}.page(url.Values{"pagination.first": {"1"}})
+		if err == nil && len(p.rows) == 1 {
+			return p.rows[0].cursor, ""
+		}
+	}
+	return "", fmt.Sprintf("none of the listings %v has a row to borrow a cursor from", st.l.donors)
+}
+
+func pagedErrorRules(st *pagedState) {
+	var entries []TableEntry
+	for _, b := range pagedBadRequests(st.l) {
+		entries = append(entries, Entry(b.name, b))
+	}
+	DescribeTable("refuses with a 4xx status and the error body:", Label("strict"),
+		func(b badRequest[*pagedState]) {
+			q, why := b.query(st)
+			if why != "" {
+				skipf("%s", why)
+			}
+			v := newVerdict("a 4xx status and the error body for %s", b.name)
+			refusal(v, st.c.get(st.cfg.BaseURL, st.l.path, q))
+			v.check()
+		}, entries)
+
+	It("a refused pagination gets HTTP 400, code 3 (InvalidArgument) and an ErrorDetail with code 10028", Label("strict"), func() {
+		v := newVerdict(`HTTP 400 with {"code": 3, "details": [{"@type": "type.googleapis.com/core.ErrorDetail", "code": 10028, ...}]}`)
+		ex := st.c.get(st.cfg.BaseURL, st.l.path, url.Values{"pagination.first": {"0"}})
+		errorCodes(v, ex, 10028)
+		v.check()
+	})
+
+	It("a method other than GET gets HTTP 501 and the error body", Label("strict"), func() {
+		v := newVerdict("HTTP 501 (code 12) with the error body for POST")
+		ex := st.c.do(http.MethodPost, st.cfg.BaseURL, st.l.path, nil)
+		if ex.status != http.StatusNotImplemented {
+			v.add(ex, "HTTP %d, want 501", ex.status)
+		}
+		if err := mustValidator("Error").Validate(ex.body); err != nil {
+			v.add(ex, "the body is not the error body:\n%s", violations(err))
+		}
+		v.check()
+	})
+}
+
+// errorCodes checks the gateway's mapping of a broken rule: HTTP 400, code 3
+// and an ErrorDetail with the detail code.
+func errorCodes(v *verdict, ex *exchange, detailCode int) {
+	if ex.status != http.StatusBadRequest {
+		v.add(ex, "HTTP %d, want 400", ex.status)
+	}
+	var body struct {
+		Code    json.Number `json:"code"`
+		Details []struct {
+			Type string      `json:"@type"`
+			Code json.Number `json:"code"`
+		} `json:"details"`
+	}
+	if err := json.Unmarshal(ex.body, &body); err != nil {
+		v.add(ex, "the body is not an error object: %v", err)
+		return
+	}
+	if body.Code.String() != "3" {
+		v.add(ex, "code is %q, want 3", body.Code.String())
+	}
+	for _, d := range body.Details {
+		if d.Code.String() == strconv.Itoa(detailCode) {
+			return
+		}
+	}
+	v.add(ex, "no detail has code %d", detailCode)
+}

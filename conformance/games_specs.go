@@ -1,0 +1,363 @@
+package conformance
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// epochSpan is the spec's cap: at most 30 epochs per request, both ends
+// inclusive, so epochTo - epochFrom is at most 29.
+const epochSpan = 29
+
+// Game record readers. A filter selects whole records by these.
+func isIndividualGame(n map[string]any) bool { return object(n, "individual") != nil }
+func isTeamGame(n map[string]any) bool       { return object(n, "team") != nil }
+
+func teamEntries(n map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, e := range array(object(n, "team"), "team") {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func gameTeamIDs(n map[string]any) []string {
+	var out []string
+	for _, e := range teamEntries(n) {
+		if id, err := stringField(object(e, "team"), "teamId"); err == nil {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func gameIndividuals(n map[string]any) []string {
+	var out []string
+	for _, e := range array(object(n, "individual"), "individual") {
+		if m, ok := e.(map[string]any); ok {
+			if p, err := stringField(m, "individual"); err == nil {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func gameMembers(n map[string]any) []string {
+	var out []string
+	for _, e := range teamEntries(n) {
+		for _, m := range array(object(e, "team"), "membersParticipating") {
+			if mm, ok := m.(map[string]any); ok {
+				if p, err := stringField(mm, "individual"); err == nil {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// firstValue returns the first value pick gives for a row, or "".
+func firstValue(rows []row, pick func(map[string]any) []string) string {
+	for _, r := range rows {
+		if vs := pick(r.node); len(vs) > 0 {
+			return vs[0]
+		}
+	}
+	return ""
+}
+
+const (
+	scopeIndividuals = "ENTITY_SCOPE_INDIVIDUALS"
+	scopeTeams       = "ENTITY_SCOPE_TEAMS"
+	scopeUnspecified = "ENTITY_SCOPE_UNSPECIFIED"
+)
+
+// gameFilters are the filters of list games (spec 4.1).
+func gameFilters() []pagedFilter {
+	scoped := func(scope string) func(n map[string]any) bool {
+		switch scope {
+		case scopeIndividuals:
+			return isIndividualGame
+		case scopeTeams:
+			return isTeamGame
+		}
+		return func(map[string]any) bool { return true }
+	}
+	scopeFilter := func(scope string) pagedFilter {
+		return pagedFilter{
+			name: "entityScope=" + scope,
+			query: func([]row) (url.Values, string) {
+				return url.Values{"entityScope": {scope}}, ""
+			},
+			match: func(n map[string]any, _ url.Values) bool { return scoped(scope)(n) },
+		}
+	}
+	teamFilter := func(name, scope string, strict bool, match func(n map[string]any, team string) bool) pagedFilter {
+		return pagedFilter{
+			name: name, strict: strict,
+			query: func(rows []row) (url.Values, string) {
+				team := firstValue(rows, gameTeamIDs)
+				if team == "" {
+					return nil, "no team game in the walk to take a team ID from"
+				}
+				q := url.Values{"teamId": {team}}
+				if scope != "" {
+					q.Set("entityScope", scope)
+				}
+				return q, ""
+			},
+			match: func(n map[string]any, q url.Values) bool { return match(n, q.Get("teamId")) },
+		}
+	}
+	partyFilter := func(name, scope string, strict bool, pick func(map[string]any) []string, match func(n map[string]any, party string) bool) pagedFilter {
+		return pagedFilter{
+			name: name, strict: strict,
+			query: func(rows []row) (url.Values, string) {
+				party := firstValue(rows, pick)
+				if party == "" {
+					return nil, "no game in the walk has a party of that kind"
+				}
+				q := url.Values{"partyId": {party}}
+				if scope != "" {
+					q.Set("entityScope", scope)
+				}
+				return q, ""
+			},
+			match: func(n map[string]any, q url.Values) bool { return match(n, q.Get("partyId")) },
+		}
+	}
+	return []pagedFilter{
+		{
+			name: "gameId",
+			query: func(rows []row) (url.Values, string) {
+				if len(rows) == 0 {
+					return nil, "the listing has no rows to take a game ID from"
+				}
+				id, _ := stringField(rows[len(rows)/2].node, "id")
+				return url.Values{"gameId": {id}}, ""
+			},
+			match: func(n map[string]any, q url.Values) bool {
+				id, _ := stringField(n, "id")
+				return id == q.Get("gameId")
+			},
+		},
+		scopeFilter(scopeIndividuals),
+		scopeFilter(scopeTeams),
+		{
+			name:  "entityScope=" + scopeUnspecified + " (the default)",
+			query: func([]row) (url.Values, string) { return url.Values{"entityScope": {scopeUnspecified}}, "" },
+			match: func(map[string]any, url.Values) bool { return true },
+		},
+		teamFilter("teamId", "", false, func(n map[string]any, team string) bool {
+			return slices.Contains(gameTeamIDs(n), team)
+		}),
+		teamFilter("teamId with entityScope="+scopeTeams, scopeTeams, false, func(n map[string]any, team string) bool {
+			return isTeamGame(n) && slices.Contains(gameTeamIDs(n), team)
+		}),
+		teamFilter("teamId with entityScope="+scopeIndividuals+" (teamId is ignored)", scopeIndividuals, false, func(n map[string]any, _ string) bool {
+			return isIndividualGame(n)
+		}),
+		partyFilter("partyId with entityScope="+scopeIndividuals, scopeIndividuals, false, gameIndividuals, func(n map[string]any, p string) bool {
+			return isIndividualGame(n) && slices.Contains(gameIndividuals(n), p)
+		}),
+		partyFilter("partyId of a team member with entityScope="+scopeTeams+" (matches team members)", scopeTeams, false, gameMembers, func(n map[string]any, p string) bool {
+			return isTeamGame(n) && slices.Contains(gameMembers(n), p)
+		}),
+		partyFilter("partyId of a team member without entityScope (matches individuals and team members)", "", true, gameMembers, func(n map[string]any, p string) bool {
+			return slices.Contains(gameIndividuals(n), p) || slices.Contains(gameMembers(n), p)
+		}),
+	}
+}
+
+// gamesRules adds the games filters and epoch window rules.
+func gamesRules(st *pagedState) {
+	Context("filters", Label("filters"), func() {
+		filterRules(st, gameFilters(), url.Values{"gameId": {zeroID}})
+	})
+	Context("epochs", Label("epochs"), func() {
+		epochRules(st)
+	})
+}
+
+// epochWindow is a window asked for and the walk of its answer.
+type epochWindow struct {
+	q url.Values
+	w *walk
+}
+
+func epochRules(st *pagedState) {
+	// latest is the newest epoch in the data: the default listing is newest
+	// first and, by rule 1, ends at the latest epoch; rule 1's own spec
+	// checks that nothing is newer.
+	latest := func() uint64 {
+		GinkgoHelper()
+		rows := st.rows(1)
+		if rows[0].keyErr != nil {
+			Fail(fmt.Sprintf("the first game's epoch cannot be read: %v\n%s", rows[0].keyErr, st.fwd.pages[0].ex.describe()))
+		}
+		return rows[0].key.num
+	}
+	window := func(pairs ...string) epochWindow {
+		GinkgoHelper()
+		q := with(nil, pairs...)
+		w := st.wk.forward(q, st.size, "")
+		failWalk(w)
+		return epochWindow{q: q, w: w}
+	}
+	explicit := func(from, to uint64) epochWindow {
+		GinkgoHelper()
+		return window("epochFrom", u(from), "epochTo", u(to))
+	}
+	same := func(v *verdict, got, want epochWindow) {
+		gotRows, _ := st.cut.settle(got.w.rows)
+		wantRows, _ := st.cut.settle(want.w.rows)
+		if d := diffPrefix("answer to "+got.q.Encode(), gotRows, got.w.complete, "answer to "+want.q.Encode(), wantRows, want.w.complete); d != "" {
+			ex := got.w.pages[0].ex
+			v.add(ex, "%s\n  the first page of %s:", d, got.q.Encode())
+		}
+	}
+	within := func(v *verdict, got epochWindow, from, to uint64) {
+		for i, r := range got.w.rows {
+			if r.keyErr == nil && (r.key.num < from || r.key.num > to) {
+				v.add(got.w.pageOf(i).ex, "%s is outside %s", r.ident, fmtEpochs(from, to))
+				return
+			}
+		}
+	}
+	defaultWindow := func() epochWindow {
+		GinkgoHelper()
+		failWalk(st.fwd)
+		return epochWindow{q: url.Values{}, w: st.fwd}
+	}
+
+	It("rule 1: without epochTo the window ends at the latest epoch", func() {
+		l := latest()
+		v := newVerdict("epochTo to default to the latest epoch (%d, the newest in the default answer): no game is newer, and the default answer equals epochTo=%d", l, l)
+		newer := window("epochFrom", u(l+1))
+		if len(newer.w.rows) > 0 {
+			v.add(newer.w.pages[0].ex, "%s exists, newer than the default window's newest epoch %d", newer.w.rows[0].ident, l)
+		}
+		same(v, defaultWindow(), window("epochTo", u(l)))
+		v.check()
+	})
+
+	It("rule 2: without epochFrom the window starts 29 epochs before epochTo (or at the first epoch)", func() {
+		l := latest()
+		v := newVerdict("epochFrom to default to epochTo - 29, never below the first epoch")
+		same(v, defaultWindow(), explicit(sub(l, epochSpan), l))
+		if l >= 10 {
+			to := l - 10
+			got := window("epochTo", u(to))
+			same(v, got, explicit(sub(to, epochSpan), to))
+			within(v, got, sub(to, epochSpan), to)
+		}
+		v.check()
+	})
+
+	It("rule 3: with only epochFrom the window ends 29 epochs after it", func() {
+		l := latest()
+		from := sub(l, 40)
+		v := newVerdict("epochFrom=%d alone to give %s", from, fmtEpochs(from, from+epochSpan))
+		want := explicit(from, from+epochSpan)
+		if len(want.w.rows) == 0 {
+			skipf("no game in %s", fmtEpochs(from, from+epochSpan))
+		}
+		got := window("epochFrom", u(from))
+		same(v, got, want)
+		within(v, got, from, from+epochSpan)
+		v.check()
+	})
+
+	It("rule 4: a window over 30 epochs keeps the 30 newest (epochFrom becomes epochTo - 29)", func() {
+		l := latest()
+		if l < epochSpan+1 {
+			skipf("the latest epoch is %d: no window over 30 epochs fits", l)
+		}
+		from := sub(l, 40)
+		v := newVerdict("epochFrom=%d&epochTo=%d to give %s", from, l, fmtEpochs(l-epochSpan, l))
+		got := explicit(from, l)
+		same(v, got, explicit(l-epochSpan, l))
+		within(v, got, l-epochSpan, l)
+		v.check()
+	})
+
+	It("no answer spans more than 30 epochs", func() {
+		l := latest()
+		v := newVerdict("at most 30 epochs per answer, both ends inclusive")
+		older := explicit(sub(l, 2*epochSpan+1), sub(l, epochSpan+1))
+		if len(older.w.rows) == 0 && l > epochSpan {
+			skipf("no game older than %s: the cap cannot show", fmtEpochs(l-epochSpan, l))
+		}
+		answers := []epochWindow{defaultWindow(), explicit(0, l), window("epochFrom", "0")}
+		if l >= 5 {
+			answers = append(answers, window("epochTo", u(l-5)))
+		}
+		for _, a := range answers {
+			lo, hi, ok := epochRange(a.w.rows)
+			if ok && hi-lo > epochSpan {
+				v.add(a.w.pages[0].ex, "the answer to %q holds epochs %d to %d: %d epochs", a.q.Encode(), lo, hi, hi-lo+1)
+			}
+		}
+		v.check()
+	})
+
+	It("both ends of the window are inclusive", func() {
+		rows := st.rows(1)
+		mid := rows[len(rows)/2]
+		if mid.keyErr != nil {
+			Fail(mid.ident)
+		}
+		e := mid.key.num
+		v := newVerdict("epochFrom=%d&epochTo=%d to give exactly the games of epoch %d", e, e, e)
+		got := explicit(e, e)
+		if d := subsetDiff(st.l.compare, st.cut, got.w, st.fwd, func(r row) bool { return r.keyErr == nil && r.key.num == e }); d != "" {
+			v.add(got.w.pages[0].ex, "%s", d)
+		}
+		v.check()
+	})
+
+	It("epochFrom after epochTo gives the 30 epochs ending at epochTo", Label("strict"), func() {
+		l := latest()
+		if l < 5 {
+			skipf("the latest epoch is %d", l)
+		}
+		to := l - 5
+		v := newVerdict("epochFrom=%d&epochTo=%d to give %s", l, to, fmtEpochs(sub(to, epochSpan), to))
+		same(v, explicit(l, to), explicit(sub(to, epochSpan), to))
+		v.check()
+	})
+}
+
+func u(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// sub is a - b, stopping at 0.
+func sub(a, b uint64) uint64 {
+	if a < b {
+		return 0
+	}
+	return a - b
+}
+
+// epochRange returns the lowest and highest epoch of the rows.
+func epochRange(rows []row) (lo, hi uint64, ok bool) {
+	for _, r := range rows {
+		if r.keyErr != nil {
+			continue
+		}
+		if !ok || r.key.num < lo {
+			lo = r.key.num
+		}
+		if !ok || r.key.num > hi {
+			hi = r.key.num
+		}
+		ok = true
+	}
+	return lo, hi, ok
+}

@@ -1,0 +1,520 @@
+package selftest
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/chaindata/harness/mockserver"
+)
+
+// defect is a server with one deliberate fault and the rule that must catch
+// it.
+type defect struct {
+	// name is the defect's name in test output and the README table.
+	name string
+	// what says what the server does wrong.
+	what string
+	// listing and area are the labels the failing rule must carry.
+	listing, area string
+	// rule is a part of the failing rule's full text.
+	rule string
+	// config changes the mock's configuration (optional).
+	config func(*mockserver.Config)
+	// wrap wraps the mock (optional).
+	wrap func(inner http.Handler) http.Handler
+}
+
+// answer is a response of the wrapped server, decoded when it is a JSON
+// object.
+type answer struct {
+	status int
+	header http.Header
+	raw    []byte
+	obj    map[string]any
+}
+
+// call runs the inner handler on the request with the query replaced. The
+// body is decoded only when decode is true: the race detector makes JSON
+// work in this process costly.
+func call(inner http.Handler, r *http.Request, q url.Values, decode bool) *answer {
+	r2 := r.Clone(r.Context())
+	u := *r.URL
+	u.RawQuery = q.Encode()
+	r2.URL = &u
+	r2.RequestURI = u.RequestURI()
+	rec := httptest.NewRecorder()
+	inner.ServeHTTP(rec, r2)
+	a := &answer{status: rec.Code, header: rec.Header(), raw: rec.Body.Bytes()}
+	if !decode {
+		return a
+	}
+	dec := json.NewDecoder(bytes.NewReader(a.raw))
+	dec.UseNumber()
+	_ = dec.Decode(&a.obj) // not JSON: obj stays nil and raw is sent as is
+	return a
+}
+
+func (a *answer) write(w http.ResponseWriter) {
+	body := a.raw
+	if a.obj != nil {
+		body, _ = json.Marshal(a.obj)
+	}
+	for k, vs := range a.header {
+		if k == "Content-Length" {
+			continue
+		}
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(a.status)
+	w.Write(body)
+}
+
+// rewrite wraps a handler: for requests to path ("" for every path), req may
+// change the query (it can ask the inner handler first with fetch), and resp
+// may change the answer.
+func rewrite(path string,
+	req func(q url.Values, fetch func(url.Values) *answer) url.Values,
+	resp func(q url.Values, a *answer),
+) func(http.Handler) http.Handler {
+	return func(inner http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if path != "" && r.URL.Path != path {
+				inner.ServeHTTP(w, r)
+				return
+			}
+			q := r.URL.Query()
+			if req != nil {
+				q = req(q, func(fq url.Values) *answer { return call(inner, r, fq, true) })
+			}
+			a := call(inner, r, q, resp != nil)
+			if resp != nil {
+				resp(q, a)
+			}
+			a.write(w)
+		})
+	}
+}
+
+// Paths of the listings.
+const (
+	gamesPath       = "/api/v2/games"
+	snapshotsPath   = "/api/v2/snapshots"
+	rotationsPath   = "/api/v2/core/keys/ethereum/rotations"
+	parametersPath  = "/api/v2/network/parameters"
+	transactionPath = "/transactions"
+)
+
+// conn returns the page object of a paged answer, or nil.
+func conn(a *answer) map[string]any {
+	for _, v := range a.obj {
+		if m, ok := v.(map[string]any); ok {
+			if _, ok := m["edges"]; ok {
+				return m
+			}
+		}
+	}
+	return nil
+}
+
+func edges(c map[string]any) []any {
+	e, _ := c["edges"].([]any)
+	return e
+}
+
+func pageInfo(c map[string]any) map[string]any {
+	m, _ := c["pageInfo"].(map[string]any)
+	return m
+}
+
+func cursorOf(e any) string {
+	m, _ := e.(map[string]any)
+	s, _ := m["cursor"].(string)
+	return s
+}
+
+func nodeOf(e any) map[string]any {
+	m, _ := e.(map[string]any)
+	n, _ := m["node"].(map[string]any)
+	return n
+}
+
+// setEdges replaces a page's edges and keeps its cursors consistent with
+// them, so that only the intended defect shows.
+func setEdges(c map[string]any, es []any) {
+	c["edges"] = es
+	pi := pageInfo(c)
+	if len(es) == 0 {
+		pi["startCursor"], pi["endCursor"] = "", ""
+		return
+	}
+	pi["startCursor"], pi["endCursor"] = cursorOf(es[0]), cursorOf(es[len(es)-1])
+}
+
+// eachNode calls f on every record of a paged answer.
+func eachNode(a *answer, f func(n map[string]any)) {
+	if c := conn(a); c != nil {
+		for _, e := range edges(c) {
+			if n := nodeOf(e); n != nil {
+				f(n)
+			}
+		}
+	}
+}
+
+// dropParam returns a request hook that removes parameters.
+func dropParam(names ...string) func(url.Values, func(url.Values) *answer) url.Values {
+	return func(q url.Values, _ func(url.Values) *answer) url.Values {
+		for _, n := range names {
+			q.Del(n)
+		}
+		return q
+	}
+}
+
+// neighbour asks the inner handler for the cursor next to c in a direction.
+func neighbour(fetch func(url.Values) *answer, q url.Values, countParam, cursorParam, c string) string {
+	fq := url.Values{}
+	for k, v := range q {
+		if !strings.HasPrefix(k, "pagination.") {
+			fq[k] = v
+		}
+	}
+	fq.Set(countParam, "1")
+	fq.Set(cursorParam, c)
+	if cn := conn(fetch(fq)); cn != nil && len(edges(cn)) == 1 {
+		return cursorOf(edges(cn)[0])
+	}
+	return ""
+}
+
+func txs(a *answer) []any {
+	t, _ := a.obj["transactions"].([]any)
+	return t
+}
+
+// defects lists the defective servers, covering every listing and area.
+func defects() []defect {
+	return []defect{
+		{
+			name: "duplicated-row-at-page-boundary", listing: "snapshots", area: "pagination",
+			what: "a page asked for with after=C starts with row C again",
+			rule: "a forward walk (first/after) never repeats a row",
+			wrap: rewrite(snapshotsPath, func(q url.Values, fetch func(url.Values) *answer) url.Values {
+				if c := q.Get("pagination.after"); c != "" {
+					if prev := neighbour(fetch, q, "pagination.last", "pagination.before", c); prev != "" {
+						q.Set("pagination.after", prev)
+					} else {
+						q.Del("pagination.after")
+					}
+				}
+				return q
+			}, nil),
+		},
+		{
+			name: "dropped-row", listing: "games", area: "pagination",
+			what: "a page asked for with after=C leaves out its first row",
+			rule: "forward (first/after) and backward (last/before) walks return the same rows in the same order",
+			wrap: rewrite(gamesPath, nil, func(q url.Values, a *answer) {
+				if c := conn(a); c != nil && q.Get("pagination.after") != "" && len(edges(c)) > 0 {
+					setEdges(c, edges(c)[1:])
+				}
+			}),
+		},
+		{
+			name: "reversed-order", listing: "key-rotations", area: "pagination",
+			what: "each page's rows come oldest first",
+			rule: "rows are newest first: blockHeight never increases from row to row",
+			wrap: rewrite(rotationsPath, nil, func(q url.Values, a *answer) {
+				if c := conn(a); c != nil {
+					es := slices.Clone(edges(c))
+					slices.Reverse(es)
+					setEdges(c, es)
+				}
+			}),
+		},
+		{
+			name: "hasNextPage-true-on-last-page", listing: "network-parameters", area: "pagination",
+			what: "hasNextPage is true on every page with rows, the last one included",
+			rule: "the last page has hasNextPage false",
+			wrap: rewrite(parametersPath, nil, func(q url.Values, a *answer) {
+				if c := conn(a); c != nil && len(edges(c)) > 0 {
+					pageInfo(c)["hasNextPage"] = true
+				}
+			}),
+		},
+		{
+			name: "hasPreviousPage-always-false", listing: "snapshots", area: "pagination",
+			what: "hasPreviousPage is false on every page",
+			rule: "middle pages have hasPreviousPage and hasNextPage true",
+			wrap: rewrite(snapshotsPath, nil, func(q url.Values, a *answer) {
+				if c := conn(a); c != nil {
+					pageInfo(c)["hasPreviousPage"] = false
+				}
+			}),
+		},
+		{
+			name: "before-cursor-one-row-off", listing: "snapshots", area: "pagination",
+			what: "before=C resumes one row late: the page ends with C itself",
+			rule: "before=C with last=N resumes with the N rows right before C",
+			wrap: rewrite(snapshotsPath, func(q url.Values, fetch func(url.Values) *answer) url.Values {
+				if c := q.Get("pagination.before"); c != "" {
+					if next := neighbour(fetch, q, "pagination.first", "pagination.after", c); next != "" {
+						q.Set("pagination.before", next)
+					} else {
+						q.Del("pagination.before")
+					}
+				}
+				return q
+			}, nil),
+		},
+		{
+			name: "endCursor-wrong", listing: "key-rotations", area: "pagination",
+			what: "pageInfo.endCursor is the cursor of the page's first edge",
+			rule: "startCursor and endCursor are the cursors of the page's first and last edges",
+			wrap: rewrite(rotationsPath, nil, func(q url.Values, a *answer) {
+				if c := conn(a); c != nil {
+					pageInfo(c)["endCursor"] = pageInfo(c)["startCursor"]
+				}
+			}),
+		},
+		{
+			name: "first-ignored", listing: "key-rotations", area: "pagination",
+			what: "pagination.first is ignored: every page has the default size",
+			rule: "first=N returns N rows while enough rows remain",
+			wrap: rewrite(rotationsPath, dropParam("pagination.first"), nil),
+		},
+		{
+			name: "last-one-row-short", listing: "games", area: "pagination",
+			what: "pagination.last=N gives N-1 rows",
+			rule: "last=N returns N rows while enough rows remain",
+			wrap: rewrite(gamesPath, nil, func(q url.Values, a *answer) {
+				if c := conn(a); c != nil && q.Get("pagination.last") != "" && len(edges(c)) > 1 {
+					setEdges(c, edges(c)[1:])
+				}
+			}),
+		},
+		{
+			name: "newestFirst-ignored", listing: "games", area: "pagination",
+			what: "pagination.newestFirst=false is ignored",
+			rule: "newestFirst=false returns the same rows in exactly the reverse order",
+			wrap: rewrite(gamesPath, dropParam("pagination.newestFirst"), nil),
+		},
+		{
+			name: "parameters-Z-to-A", listing: "network-parameters", area: "pagination",
+			what: "each page of network parameters is in reverse key order",
+			rule: "rows are in key order A to Z",
+			wrap: rewrite(parametersPath, nil, func(q url.Values, a *answer) {
+				if c := conn(a); c != nil {
+					es := slices.Clone(edges(c))
+					slices.Reverse(es)
+					setEdges(c, es)
+				}
+			}),
+		},
+		{
+			name: "gameId-ignored", listing: "games", area: "filters",
+			what: "the gameId filter is ignored",
+			rule: "returns only rows that match the filter: gameId",
+			wrap: rewrite(gamesPath, dropParam("gameId"), nil),
+		},
+		{
+			name: "teamId-applied-under-individual-scope", listing: "games", area: "filters",
+			what: "teamId filters games even when entityScope is ENTITY_SCOPE_INDIVIDUALS (no game matches)",
+			rule: "teamId with entityScope=ENTITY_SCOPE_INDIVIDUALS (teamId is ignored)",
+			wrap: rewrite(gamesPath, nil, func(q url.Values, a *answer) {
+				if c := conn(a); c != nil && q.Get("teamId") != "" && q.Get("entityScope") == "ENTITY_SCOPE_INDIVIDUALS" {
+					setEdges(c, []any{}) // individual games have no team entries
+					pageInfo(c)["hasNextPage"], pageInfo(c)["hasPreviousPage"] = false, false
+				}
+			}),
+		},
+		{
+			name: "partyId-ignores-team-members", listing: "games", area: "filters",
+			what: "partyId under ENTITY_SCOPE_TEAMS matches no team member",
+			rule: "partyId of a team member with entityScope=ENTITY_SCOPE_TEAMS",
+			wrap: rewrite(gamesPath, nil, func(q url.Values, a *answer) {
+				if c := conn(a); c != nil && q.Get("partyId") != "" && q.Get("entityScope") == "ENTITY_SCOPE_TEAMS" {
+					setEdges(c, []any{})
+					pageInfo(c)["hasNextPage"], pageInfo(c)["hasPreviousPage"] = false, false
+				}
+			}),
+		},
+		{
+			name: "nodeId-ignored", listing: "key-rotations", area: "filters",
+			what: "the nodeId filter is ignored",
+			rule: "returns only rows that match the filter: nodeId",
+			wrap: rewrite(rotationsPath, dropParam("nodeId"), nil),
+		},
+		{
+			name: "epoch-cap-31", listing: "games", area: "epochs",
+			what:   "the epoch window spans 31 epochs (mock EpochWindow: 31)",
+			rule:   "no answer spans more than 30 epochs",
+			config: func(c *mockserver.Config) { c.EpochWindow = 31 },
+		},
+		{
+			name: "epochTo-defaults-below-latest", listing: "games", area: "epochs",
+			what: "without epochTo the window ends one epoch before the latest",
+			rule: "rule 1: without epochTo the window ends at the latest epoch",
+			wrap: rewrite(gamesPath, func(q url.Values, fetch func(url.Values) *answer) url.Values {
+				if q.Get("epochTo") != "" || q.Get("epochFrom") != "" {
+					return q
+				}
+				top := fetch(url.Values{"pagination.first": {"1"}})
+				if c := conn(top); c != nil && len(edges(c)) == 1 {
+					if e, err := strconv.ParseUint(nodeOf(edges(c)[0])["epoch"].(string), 10, 64); err == nil && e > 0 {
+						q.Set("epochTo", strconv.FormatUint(e-1, 10))
+					}
+				}
+				return q
+			}, nil),
+		},
+		{
+			name: "epochFrom-alone-ignored", listing: "games", area: "epochs",
+			what: "epochFrom without epochTo is ignored (the default window is served)",
+			rule: "rule 3: with only epochFrom the window ends 29 epochs after it",
+			wrap: rewrite(gamesPath, func(q url.Values, _ func(url.Values) *answer) url.Values {
+				if q.Get("epochTo") == "" {
+					q.Del("epochFrom")
+				}
+				return q
+			}, nil),
+		},
+		{
+			name: "error-returned-as-200", listing: "transactions", area: "errors",
+			what: "every 4xx answer, on every listing, is sent with status 200 (the body is still the error body)",
+			rule: "refuses with a 4xx status and the error body: a count together with both cursors",
+			wrap: rewrite("", nil, func(q url.Values, a *answer) {
+				if a.status >= 400 && a.status < 500 {
+					a.status = http.StatusOK
+				}
+			}),
+		},
+		{
+			name: "forged-cursor-accepted", listing: "network-parameters", area: "errors",
+			what: "a cursor the server cannot read is dropped and the first page served",
+			rule: "a forged pagination.after cursor (base64 JSON the listing never issued)",
+			wrap: rewrite(parametersPath, func(q url.Values, fetch func(url.Values) *answer) url.Values {
+				if q.Get("pagination.after") != "" && fetch(q).status == http.StatusBadRequest {
+					q.Del("pagination.after")
+				}
+				return q
+			}, nil),
+		},
+		{
+			name: "error-body-without-details", listing: "key-rotations", area: "schema",
+			what: "error bodies lack the details array",
+			rule: "every error body validates against the Error schema",
+			wrap: rewrite(rotationsPath, nil, func(q url.Values, a *answer) {
+				if a.status != http.StatusOK && a.obj != nil {
+					delete(a.obj, "details")
+				}
+			}),
+		},
+		{
+			name: "missing-field", listing: "snapshots", area: "schema",
+			what: "snapshots lack coreVersion",
+			rule: "every 200 body validates against the ListCoreSnapshotsResponse schema",
+			wrap: rewrite(snapshotsPath, nil, func(q url.Values, a *answer) {
+				eachNode(a, func(n map[string]any) { delete(n, "coreVersion") })
+			}),
+		},
+		{
+			name: "number-where-a-string-belongs", listing: "key-rotations", area: "schema",
+			what: "blockHeight (uint64) is a JSON number instead of a digit string",
+			rule: "every 200 body validates against the ListEthereumKeyRotationsResponse schema",
+			wrap: rewrite(rotationsPath, nil, func(q url.Values, a *answer) {
+				eachNode(a, func(n map[string]any) {
+					if s, ok := n["blockHeight"].(string); ok {
+						n["blockHeight"] = json.Number(s)
+					}
+				})
+			}),
+		},
+		{
+			name: "unknown-enum-value", listing: "games", area: "schema",
+			what: "rewardMetric of individual entries is DISPATCH_METRIC_POPULARITY, not a DispatchMetric",
+			rule: "every 200 body validates against the ListGamesResponse schema",
+			wrap: rewrite(gamesPath, nil, func(q url.Values, a *answer) {
+				eachNode(a, func(n map[string]any) {
+					ind, _ := n["individual"].(map[string]any)
+					entries, _ := ind["individual"].([]any)
+					for _, e := range entries {
+						if m, ok := e.(map[string]any); ok {
+							m["rewardMetric"] = "DISPATCH_METRIC_POPULARITY"
+						}
+					}
+				})
+			}),
+		},
+		{
+			name: "wrong-content-type", listing: "snapshots", area: "schema",
+			what: "answers are labelled text/plain",
+			rule: "answers with Content-Type application/json",
+			wrap: rewrite(snapshotsPath, nil, func(q url.Values, a *answer) {
+				a.header.Set("Content-Type", "text/plain; charset=utf-8")
+			}),
+		},
+		{
+			name: "transactions-oldest-first", listing: "transactions", area: "pagination",
+			what: "each answer lists transactions oldest first",
+			rule: "rows are newest to oldest: block never increases from row to row",
+			wrap: rewrite(transactionPath, nil, func(q url.Values, a *answer) {
+				if t := txs(a); t != nil {
+					slices.Reverse(t)
+				}
+			}),
+		},
+		{
+			name: "transactions-last-alone-gives-newest", listing: "transactions", area: "pagination",
+			what: "last=N without a cursor gives the N newest transactions",
+			rule: "last=N alone returns the N oldest transactions",
+			wrap: rewrite(transactionPath, func(q url.Values, _ func(url.Values) *answer) url.Values {
+				if n := q.Get("last"); n != "" && q.Get("before") == "" {
+					q.Del("last")
+					q.Set("first", n)
+				}
+				return q
+			}, nil),
+		},
+		{
+			name: "transactions-window-ignores-after", listing: "transactions", area: "pagination",
+			what: "before and after together: after is ignored",
+			rule: "before and after together return every transaction strictly between them",
+			wrap: rewrite(transactionPath, func(q url.Values, _ func(url.Values) *answer) url.Values {
+				if q.Get("before") != "" && q.Get("after") != "" && q.Get("first") == "" && q.Get("last") == "" {
+					q.Del("after")
+				}
+				return q
+			}, nil),
+		},
+		{
+			name: "excludeCmdTypes-ignored", listing: "transactions", area: "filters",
+			what: "the excludeCmdTypes filter is ignored",
+			rule: "returns only transactions that match the filter: excludeCmdTypes with one type",
+			wrap: rewrite(transactionPath, dropParam("excludeCmdTypes"), nil),
+		},
+		{
+			name: "parties-ignored", listing: "transactions", area: "filters",
+			what: "the parties filter is ignored",
+			rule: "returns only transactions that match the filter: parties naming a submitter",
+			wrap: rewrite(transactionPath, dropParam("parties"), nil),
+		},
+		{
+			name: "transactions-first-with-before-accepted", listing: "transactions", area: "errors",
+			what: "first together with before is answered (before is dropped) instead of refused",
+			rule: "refuses with a 4xx status and the error body: first together with before",
+			wrap: rewrite(transactionPath, func(q url.Values, _ func(url.Values) *answer) url.Values {
+				if q.Get("first") != "" && q.Get("before") != "" && q.Get("after") == "" {
+					q.Del("before")
+				}
+				return q
+			}, nil),
+		},
+	}
+}

@@ -1,0 +1,414 @@
+package selftest
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/chaindata/harness/conformance"
+	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/mockserver"
+)
+
+// Bounds of the self-tests.
+const (
+	// runTimeout bounds one run of the suite against one server.
+	runTimeout = 3 * time.Minute
+	// parallelRuns is how many suite runs go at once.
+	parallelRuns = 2
+	// cleanBudget is the time the full suite may take against the default
+	// mock.
+	cleanBudget = 30 * time.Second
+)
+
+// harnessBin is the harness binary built once for the package's tests.
+var harnessBin = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "conformance-selftest-")
+	if err != nil {
+		return "", fmt.Errorf("temp dir: %w", err)
+	}
+	bin := filepath.Join(dir, "harness")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	cmd := exec.Command(goTool, "build", "-o", bin, "./cmd/harness")
+	cmd.Dir = filepath.Join("..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/harness: %w\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// world is the default world, shared by every server.
+var world = sync.OnceValues(func() (*generators.World, error) {
+	w, err := generators.Generate(generators.Options{Seed: 1, Scale: 1})
+	if err != nil {
+		return nil, fmt.Errorf("generate the default world: %w", err)
+	}
+	return w, nil
+})
+
+// store is the default world's store, shared by every server.
+var store = sync.OnceValues(func() (*mockserver.Store, error) {
+	w, err := world()
+	if err != nil {
+		return nil, err
+	}
+	s, err := mockserver.NewStore(w)
+	if err != nil {
+		return nil, fmt.Errorf("store the default world: %w", err)
+	}
+	return s, nil
+})
+
+// Rows the earlier world lacks at the newest end of each listing that keeps
+// growing on a live network.
+const (
+	newSnapshots    = 5
+	newRotations    = 5
+	newTransactions = 40
+)
+
+// earlierStore is the default world as it was a little earlier: without its
+// newest snapshots, key rotations and transactions.
+var earlierStore = sync.OnceValues(func() (*mockserver.Store, error) {
+	w, err := world()
+	if err != nil {
+		return nil, err
+	}
+	early := *w
+	if len(w.Snapshots) <= newSnapshots || len(w.KeyRotations) <= newRotations || len(w.Transactions) <= newTransactions {
+		return nil, fmt.Errorf("the default world is too small to grow (or its transactions are lazy)")
+	}
+	early.Snapshots = w.Snapshots[:len(w.Snapshots)-newSnapshots]
+	early.KeyRotations = w.KeyRotations[:len(w.KeyRotations)-newRotations]
+	early.Transactions = w.Transactions[:len(w.Transactions)-newTransactions]
+	s, err := mockserver.NewStore(&early)
+	if err != nil {
+		return nil, fmt.Errorf("store the earlier world: %w", err)
+	}
+	return s, nil
+})
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bin, err := harnessBin(); err == nil {
+		os.RemoveAll(filepath.Dir(bin))
+	}
+	os.Exit(code)
+}
+
+// server starts the mock, configured and wrapped by the defect (zero: the
+// clean mock), on a free port of 127.0.0.1.
+func server(t *testing.T, d defect) *httptest.Server {
+	t.Helper()
+	s, err := store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg mockserver.Config
+	if d.config != nil {
+		d.config(&cfg)
+	}
+	var h http.Handler = mockserver.New(cfg, s)
+	if d.wrap != nil {
+		h = d.wrap(h)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// growingServer serves the earlier world for the first requests to each
+// listing and the full world after them, as a live network gains rows while
+// the suite walks it.
+func growingServer(t *testing.T, switchAfter int) *httptest.Server {
+	t.Helper()
+	full, err := store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	early, err := earlierStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := mockserver.New(mockserver.Config{}, early), mockserver.New(mockserver.Config{}, full)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path]++
+		n := seen[r.URL.Path]
+		mu.Unlock()
+		if n <= switchAfter {
+			before.ServeHTTP(w, r)
+			return
+		}
+		after.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// result is what one run of the suite gave.
+type result struct {
+	exitCode int
+	output   string
+	elapsed  time.Duration
+	report   types.Report
+	junit    []byte
+}
+
+func (r result) specs() []types.SpecReport {
+	var out []types.SpecReport
+	for _, s := range r.report.SpecReports {
+		if s.LeafNodeType == types.NodeTypeIt {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (r result) failed() []types.SpecReport {
+	var out []types.SpecReport
+	for _, s := range r.specs() {
+		if s.State.Is(types.SpecStateFailureStates) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// fullText is a spec's containers and text, as Ginkgo prints them.
+func fullText(s types.SpecReport) string {
+	return strings.Join(append(slices.Clone(s.ContainerHierarchyTexts), s.LeafNodeText), " ")
+}
+
+// limiter bounds the runs that go at once.
+var limiter = make(chan struct{}, parallelRuns)
+
+// conform runs "harness conform" against baseURL with reports.
+func conform(t *testing.T, baseURL string, extra ...string) result {
+	t.Helper()
+	bin, err := harnessBin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	limiter <- struct{}{}
+	defer func() { <-limiter }()
+	dir := t.TempDir()
+	jsonFile, junitFile := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml")
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	args := append([]string{"conform", "--base-url", baseURL, "--json-report", jsonFile, "--junit", junitFile}, extra...)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	r := result{output: string(out), elapsed: time.Since(start)}
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("harness conform did not finish within %s\n%s", runTimeout, tail(r.output))
+	case errors.As(err, &exitErr):
+		r.exitCode = exitErr.ExitCode()
+	case err != nil:
+		t.Fatalf("run harness conform: %v", err)
+	}
+	data, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatalf("read the JSON report (exit %d): %v\n%s", r.exitCode, err, tail(r.output))
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(data, &reports); err != nil || len(reports) != 1 {
+		t.Fatalf("the JSON report is not one Ginkgo report (%v)", err)
+	}
+	r.report = reports[0]
+	if r.junit, err = os.ReadFile(junitFile); err != nil {
+		t.Fatalf("read the JUnit report: %v", err)
+	}
+	return r
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+func tail(s string) string {
+	const n = 4000
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// TestCleanMockPasses runs the full suite against the default mock: every
+// rule passes, none is skipped, within the time budget.
+func TestCleanMockPasses(t *testing.T) {
+	srv := server(t, defect{})
+	r := conform(t, srv.URL)
+	t.Logf("the full suite against the default mock took %s (%d rules)", r.elapsed.Round(time.Millisecond), len(r.specs()))
+	if r.exitCode != 0 {
+		t.Errorf("exit code %d, want 0", r.exitCode)
+	}
+	for _, s := range r.failed() {
+		t.Errorf("rule failed against the clean mock: %s\n%s", fullText(s), s.Failure.Message)
+	}
+	for _, s := range r.specs() {
+		if s.State == types.SpecStateSkipped {
+			t.Errorf("rule skipped against the default mock (its data should show every rule): %s: %s", fullText(s), s.Failure.Message)
+		}
+	}
+	if r.elapsed > cleanBudget {
+		t.Errorf("the suite took %s against the default mock, over the %s budget", r.elapsed, cleanBudget)
+	}
+	checkJUnit(t, r)
+}
+
+// TestGrowingMockPasses runs the suite against a mock that gains rows at the
+// newest end while the suite runs (after each listing's first walk), as a
+// live network does: no rule may mistake the new rows for a defect.
+func TestGrowingMockPasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	r := conform(t, growingServer(t, 25).URL)
+	if r.exitCode != 0 {
+		t.Errorf("exit code %d, want 0", r.exitCode)
+	}
+	for _, s := range r.failed() {
+		t.Errorf("rule failed against a mock that gains rows: %s\n%s", fullText(s), s.Failure.Message)
+	}
+}
+
+// checkJUnit checks that the JUnit report is XML with one test case per
+// rule, each named once.
+func checkJUnit(t *testing.T, r result) {
+	t.Helper()
+	var suites struct {
+		Suites []struct {
+			Cases []struct {
+				Name string `xml:"name,attr"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(r.junit, &suites); err != nil {
+		t.Fatalf("the JUnit report is not XML: %v", err)
+	}
+	rules, err := conformance.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range suites.Suites {
+		for _, c := range s.Cases {
+			names = append(names, c.Name)
+		}
+	}
+	if len(names) != len(rules) {
+		t.Errorf("the JUnit report has %d test cases, want one per rule (%d)", len(names), len(rules))
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			t.Errorf("two JUnit test cases are named %q", n)
+		}
+		seen[n] = true
+	}
+}
+
+// TestDefectsAreCaught runs the suite against each defective server: the
+// run fails, and among the failed rules is the one the defect breaks.
+func TestDefectsAreCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the defect runs take a while")
+	}
+	for _, d := range defects() {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			srv := server(t, d)
+			r := conform(t, srv.URL)
+			failed := r.failed()
+			var names []string
+			var caught *types.SpecReport
+			for i, s := range failed {
+				names = append(names, fullText(s))
+				labels := s.Labels()
+				if caught == nil && strings.Contains(fullText(s), d.rule) && slices.Contains(labels, d.listing) && slices.Contains(labels, d.area) {
+					caught = &failed[i]
+				}
+			}
+			t.Logf("%s: %d of %d rules failed in %s:\n  %s", d.name, len(failed), len(r.specs()), r.elapsed.Round(time.Millisecond), strings.Join(names, "\n  "))
+			if caught != nil {
+				t.Logf("the failure of %q reads:\n%s", fullText(*caught), clip(caught.Failure.Message, 2500))
+			}
+			if r.exitCode != 1 {
+				t.Errorf("exit code %d, want 1 (rules failed)", r.exitCode)
+			}
+			if caught == nil {
+				t.Errorf("no failed rule is %q labelled %s and %s (%s)\n%s", d.rule, d.listing, d.area, d.what, tail(r.output))
+			}
+		})
+	}
+}
+
+// TestDefectsCoverEveryListingAndArea keeps the defect set honest.
+func TestDefectsCoverEveryListingAndArea(t *testing.T) {
+	ds := defects()
+	if len(ds) < 15 {
+		t.Errorf("%d defects, want at least 15", len(ds))
+	}
+	listings, areas, names := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, d := range ds {
+		if names[d.name] {
+			t.Errorf("two defects are named %s", d.name)
+		}
+		names[d.name] = true
+		listings[d.listing], areas[d.area] = true, true
+		if d.rule == "" || d.what == "" || (d.wrap == nil && d.config == nil) {
+			t.Errorf("defect %s is incomplete", d.name)
+		}
+	}
+	for _, l := range conformance.Listings {
+		if !listings[l] {
+			t.Errorf("no defect for listing %s", l)
+		}
+	}
+	for _, a := range conformance.Areas {
+		if !areas[a] {
+			t.Errorf("no defect for area %s", a)
+		}
+	}
+}
+
+// TestREADMEListsEveryDefect checks the defect table of the project README.
+func TestREADMEListsEveryDefect(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range defects() {
+		if !strings.Contains(string(data), "`"+d.name+"`") {
+			t.Errorf("README.md does not list defect %s", d.name)
+		}
+	}
+}

@@ -1,0 +1,663 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// transactionsPath is the transaction listing's path under the
+// transactions URL.
+const transactionsPath = "/transactions"
+
+// txCompare orders transactions newest first: block descending, then index
+// in block descending.
+func txCompare(a, b rowKey) int {
+	switch {
+	case a.num != b.num:
+		if a.num > b.num {
+			return -1
+		}
+		return 1
+	case a.sub > b.sub:
+		return -1
+	case a.sub < b.sub:
+		return 1
+	}
+	return 0
+}
+
+// decodeTransactions reads a 200 answer of the transaction listing.
+func decodeTransactions(ex *exchange) (*page, error) {
+	if ex.err != nil {
+		return nil, fmt.Errorf("no response: %w", ex.err)
+	}
+	if ex.status != 200 {
+		return nil, fmt.Errorf("HTTP %d, want 200", ex.status)
+	}
+	var body struct {
+		Transactions *[]json.RawMessage `json:"transactions"`
+	}
+	if err := json.Unmarshal(ex.body, &body); err != nil {
+		return nil, fmt.Errorf("body is not an object with a transactions array: %w", err)
+	}
+	if body.Transactions == nil {
+		return nil, fmt.Errorf("body has no transactions array")
+	}
+	p := &page{ex: ex}
+	for i, raw := range *body.Transactions {
+		node, err := decodeObject(raw)
+		if err != nil {
+			return nil, fmt.Errorf("transactions[%d]: %w", i, err)
+		}
+		r := row{node: node, raw: raw}
+		r.cursor, _ = stringField(node, "cursor")
+		block, err := uintField(node, "block")
+		if err == nil {
+			r.key.num = block
+			var idx uint64
+			if idx, err = uintField(node, "index"); err == nil {
+				r.key.sub = idx
+			}
+		}
+		r.keyErr = err
+		if err != nil {
+			r.ident = fmt.Sprintf("a transaction whose block and index cannot be read (%v), cursor %q", err, r.cursor)
+		} else {
+			r.ident = fmt.Sprintf("transaction block=%d index=%d", r.key.num, r.key.sub)
+		}
+		p.rows = append(p.rows, r)
+	}
+	return p, nil
+}
+
+// txState is what the transaction rules share.
+type txState struct {
+	cfg  Config
+	c    *client
+	size int
+	// down walks from the newest transaction towards the oldest; up walks
+	// back from down's oldest row towards the newest.
+	down, up *walk
+	// cut leaves out transactions that arrive during the run.
+	cut cutoff
+}
+
+func (ts *txState) setUp() {
+	ts.cfg = activeConfig()
+	ts.c = newClient(ts.cfg)
+	ts.size = ts.cfg.PageSize
+	if p, _, err := ts.page(url.Values{"first": {strconv.Itoa(probeSize)}}); err == nil && len(p.rows) < probeSize {
+		ts.size = max(1, min(ts.cfg.PageSize, (len(p.rows)+3)/4))
+	}
+	ts.down = ts.walkDown(nil)
+	ts.cut = newCutoff(ts.down.rows, txCompare)
+	if ts.down.err == nil && len(ts.down.rows) > 0 {
+		ts.up = ts.walkUp(ts.down.rows[len(ts.down.rows)-1])
+	}
+}
+
+func (ts *txState) page(q url.Values) (*page, *exchange, error) {
+	ex := ts.c.get(ts.cfg.TransactionsURL, transactionsPath, q)
+	p, err := decodeTransactions(ex)
+	return p, ex, err
+}
+
+func (ts *txState) mustPage(q url.Values) *page {
+	GinkgoHelper()
+	p, ex, err := ts.page(q)
+	if err != nil {
+		Fail(fmt.Sprintf("A transactions answer could not be read: %v\n%s", err, ex.describe()))
+	}
+	return p
+}
+
+// walkDown fetches first=size, then last=size&before=<oldest row> until a
+// page is short or the page bound is reached.
+func (ts *txState) walkDown(q url.Values) *walk {
+	w := &walk{what: fmt.Sprintf("walk from the newest transaction to the oldest (first=%d, then last=%d&before=C%s)", ts.size, ts.size, describeQuery(q))}
+	pq := with(q, "first", strconv.Itoa(ts.size))
+	for i := 0; i < ts.cfg.MaxPages; i++ {
+		p, ex, err := ts.page(pq)
+		if err != nil {
+			w.err, w.errEx = fmt.Errorf("page %d: %w", i+1, err), ex
+			return w
+		}
+		w.pages = append(w.pages, p)
+		w.rows = append(w.rows, p.rows...)
+		if len(p.rows) < ts.size {
+			w.complete = true
+			return w
+		}
+		oldest := p.rows[len(p.rows)-1]
+		if oldest.cursor == "" {
+			w.err, w.errEx = fmt.Errorf("page %d: %s has no cursor to page on with", i+1, oldest.ident), ex
+			return w
+		}
+		pq = with(q, "last", strconv.Itoa(ts.size), "before", oldest.cursor)
+	}
+	return w
+}
+
+// walkUp fetches first=size&after=<newest row> from the anchor until a page
+// is short or the page bound is reached. Its rows come out newest first.
+func (ts *txState) walkUp(anchor row) *walk {
+	w := &walk{what: fmt.Sprintf("walk from %s up to the newest (first=%d&after=C)", anchor.ident, ts.size)}
+	cursor := anchor.cursor
+	for i := 0; i < ts.cfg.MaxPages; i++ {
+		p, ex, err := ts.page(url.Values{"first": {strconv.Itoa(ts.size)}, "after": {cursor}})
+		if err != nil {
+			w.err, w.errEx = fmt.Errorf("page %d: %w", i+1, err), ex
+			return w
+		}
+		w.pages = append(w.pages, p)
+		w.rows = append(append([]row(nil), p.rows...), w.rows...)
+		if len(p.rows) < ts.size {
+			w.complete = true
+			return w
+		}
+		if p.rows[0].cursor == "" || p.rows[0].cursor == cursor {
+			w.err, w.errEx = fmt.Errorf("page %d: its newest row has cursor %q, which does not move the walk on", i+1, p.rows[0].cursor), ex
+			return w
+		}
+		cursor = p.rows[0].cursor
+	}
+	return w
+}
+
+func (ts *txState) rows(n int) []row {
+	GinkgoHelper()
+	failWalk(ts.down)
+	if len(ts.down.rows) < n {
+		skipf("the transaction listing has %d rows; this rule needs at least %d", len(ts.down.rows), n)
+	}
+	return ts.down.rows
+}
+
+var _ = Describe("transactions", Label("transactions"), Ordered, ContinueOnFailure, func() {
+	ts := &txState{}
+	BeforeAll(ts.setUp)
+
+	Context("pagination", Label("pagination"), func() { txPagingRules(ts) })
+	Context("filters", Label("filters"), func() { txFilterRules(ts) })
+	Context("errors", Label("errors"), func() { txErrorRules(ts) })
+	Context("schema", Label("schema"), func() {
+		schemaRules("ListTransactionsResponse", transactionsPath, func() *client { return ts.c }, false)
+	})
+})
+
+func txPagingRules(ts *txState) {
+	It("rows are newest to oldest: block never increases from row to row", func() {
+		ts.rows(2)
+		v := newVerdict("transactions from newest to oldest")
+		orderProblems(v, ts.down, func(a, b row) bool { return a.key.num >= b.key.num }, "block increases")
+		v.check()
+	})
+
+	It(`rows are strictly ordered by block then index, newest first, and each cursor is "<block>.<index>"`, Label("strict"), func() {
+		ts.rows(1)
+		v := newVerdict(`(block, index) strictly descending, and cursor = "<block>.<index>"`)
+		orderProblems(v, ts.down, func(a, b row) bool { return txCompare(a.key, b.key) < 0 }, "out of order")
+		for i, r := range ts.down.rows {
+			if r.keyErr == nil && r.cursor != fmt.Sprintf("%d.%d", r.key.num, r.key.sub) {
+				v.add(ts.down.pageOf(i).ex, "%s has cursor %q", r.ident, r.cursor)
+				break
+			}
+		}
+		v.check()
+	})
+
+	It("a walk towards the oldest (last/before) never repeats a row", func() {
+		rows := ts.rows(1)
+		if msg, i := repeats(rows); msg != "" {
+			v := newVerdict("every transaction once in a walk")
+			v.add(ts.down.pageOf(i).ex, "the %s repeats rows:\n%s\n  the first repeat is on this page:", ts.down.what, msg)
+			v.check()
+		}
+	})
+
+	It("walking up (first/after) gives the same rows as walking down (last/before)", func() {
+		rows := ts.rows(2)
+		failWalk(ts.up)
+		v := newVerdict("first=N&after=C pages from the oldest row reached back up to the newest, through the rows of the walk down")
+		got, _ := ts.cut.settle(ts.up.rows)
+		walkDiff(v, ts.up, got, ts.down, rows[:len(rows)-1])
+		v.check()
+	})
+
+	It("first=N and last=N return N rows while enough rows remain", func() {
+		rows := ts.rows(1)
+		v := newVerdict("exactly N rows for first=N or last=N, fewer only at the end of the listing")
+		for i, p := range ts.down.pages {
+			final := i == len(ts.down.pages)-1 && ts.down.complete
+			if len(p.rows) != ts.size && !(final && len(p.rows) < ts.size) {
+				v.add(p.ex, "page %d of the %s has %d rows, want %d", i+1, ts.down.what, len(p.rows), ts.size)
+			}
+		}
+		for _, n := range []int{1, 3} {
+			if n > len(rows) && ts.down.complete {
+				break
+			}
+			for _, name := range []string{"first", "last"} {
+				p := ts.mustPage(url.Values{name: {strconv.Itoa(n)}})
+				if len(p.rows) != n {
+					v.add(p.ex, "%s=%d gave %d rows", name, n, len(p.rows))
+				}
+			}
+		}
+		v.check()
+	})
+
+	It("first=N alone returns the N most recent transactions", func() {
+		rows := ts.rows(1)
+		k := min(3, len(rows))
+		v := newVerdict("first=%d to give the %d newest transactions", k, k)
+		p := ts.mustPage(url.Values{"first": {strconv.Itoa(k)}})
+		// Transactions that arrived since the walk began push older ones out.
+		got, arrived := ts.cut.settle(p.rows)
+		if d := diffPrefix("answer", got, !arrived, ts.down.what, rows[:k], true); d != "" {
+			v.add(p.ex, "%s", d)
+		}
+		v.check()
+	})
+
+	It("last=N alone returns the N oldest transactions, newest to oldest", func() {
+		rows := ts.rows(1)
+		k := min(3, len(rows))
+		v := newVerdict("last=%d to give the %d oldest transactions, ordered newest to oldest", k, k)
+		p := ts.mustPage(url.Values{"last": {strconv.Itoa(k)}})
+		if ts.down.complete {
+			if d := diffPrefix("answer", p.rows, true, "end of the "+ts.down.what, rows[len(rows)-k:], true); d != "" {
+				v.add(p.ex, "%s", d)
+			}
+		} else if len(p.rows) > 0 {
+			oldest := p.rows[len(p.rows)-1]
+			older := ts.mustPage(url.Values{"last": {"1"}, "before": {oldest.cursor}})
+			if len(older.rows) > 0 {
+				v.add(p.ex, "%s is older than the answer's oldest row %s", older.rows[0].ident, oldest.ident)
+			}
+			for i := 1; i < len(p.rows); i++ {
+				if txCompare(p.rows[i-1].key, p.rows[i].key) > 0 {
+					v.add(p.ex, "row %d (%s) is newer than row %d (%s)", i, p.rows[i].ident, i-1, p.rows[i-1].ident)
+				}
+			}
+		}
+		if len(p.rows) != k {
+			v.add(p.ex, "%d rows, want %d", len(p.rows), k)
+		}
+		v.check()
+	})
+
+	It("first=N with after=C returns the N transactions just newer than C", func() {
+		rows := ts.rows(2)
+		k := min(3, ts.size)
+		v := newVerdict("first=%d&after=C to give the %d transactions closest to C that are newer than it, newest to oldest", k, k)
+		for _, i := range resumeAnchors(len(rows)) {
+			i++
+			if i >= len(rows) {
+				continue
+			}
+			want := rows[max(0, i-k):i]
+			p := ts.mustPage(url.Values{"first": {strconv.Itoa(k)}, "after": {rows[i].cursor}})
+			got, _ := ts.cut.settle(p.rows)
+			if d := diffPrefix("answer after "+rows[i].ident, got, true, ts.down.what, want, true); d != "" {
+				v.add(p.ex, "%s", d)
+			}
+		}
+		v.check()
+	})
+
+	It("last=N with before=C returns the N transactions just older than C", func() {
+		rows := ts.rows(2)
+		k := min(3, ts.size)
+		v := newVerdict("last=%d&before=C to give the %d transactions closest to C that are older than it, newest to oldest", k, k)
+		for _, i := range resumeAnchors(len(rows)) {
+			want := rows[i+1 : min(len(rows), i+1+k)]
+			complete := ts.down.complete || i+1+k <= len(rows)
+			p := ts.mustPage(url.Values{"last": {strconv.Itoa(k)}, "before": {rows[i].cursor}})
+			if d := diffPrefix("answer before "+rows[i].ident, p.rows, true, ts.down.what, want, complete); d != "" {
+				v.add(p.ex, "%s", d)
+			}
+		}
+		v.check()
+	})
+
+	It("before and after together return every transaction strictly between them", func() {
+		rows := ts.rows(3)
+		i := len(rows) / 4
+		j := min(len(rows)-1, i+12)
+		v := newVerdict("before=A&after=B to give the transactions older than A and newer than B")
+		p := ts.mustPage(url.Values{"before": {rows[i].cursor}, "after": {rows[j].cursor}})
+		if d := diffPrefix("answer", p.rows, true, ts.down.what, rows[i+1:j], true); d != "" {
+			v.add(p.ex, "%s", d)
+		}
+		v.check()
+	})
+
+	It("without a count or cursor the 50 newest transactions are returned", Label("strict"), func() {
+		rows := ts.rows(1)
+		v := newVerdict("the 50 newest transactions when neither first, last, before nor after is given")
+		p := ts.mustPage(nil)
+		want := rows[:min(50, len(rows))]
+		got, arrived := ts.cut.settle(p.rows)
+		if d := diffPrefix("answer", got, !arrived, ts.down.what, want, ts.down.complete || len(rows) >= 50); d != "" {
+			v.add(p.ex, "%s", d)
+		}
+		v.check()
+	})
+
+	It("a cursor alone returns the 50 transactions nearest it on its side", Label("strict"), func() {
+		rows := ts.rows(3)
+		i := len(rows) / 2
+		v := newVerdict("before=C alone to give the 50 transactions just older than C, after=C alone the 50 just newer")
+		p := ts.mustPage(url.Values{"before": {rows[i].cursor}})
+		want := rows[i+1 : min(len(rows), i+51)]
+		if d := diffPrefix("answer before "+rows[i].ident, p.rows, true, ts.down.what, want, ts.down.complete || i+51 <= len(rows)); d != "" {
+			v.add(p.ex, "%s", d)
+		}
+		p = ts.mustPage(url.Values{"after": {rows[i].cursor}})
+		got, _ := ts.cut.settle(p.rows)
+		if d := diffPrefix("answer after "+rows[i].ident, got, true, ts.down.what, rows[max(0, i-50):i], true); d != "" {
+			v.add(p.ex, "%s", d)
+		}
+		v.check()
+	})
+}
+
+// txFilter is a filter of the transaction listing.
+type txFilter struct {
+	name   string
+	strict bool
+	query  func(rows []row) (url.Values, string)
+	match  func(node map[string]any, q url.Values) bool
+	// more, when set, is a query whose walk adds rows to choose from when
+	// the unfiltered walk has none that fit.
+	more url.Values
+}
+
+// typesByCount lists the command types of rows, most frequent first.
+func typesByCount(rows []row) []string {
+	counts := map[string]int{}
+	for _, r := range rows {
+		if t, err := stringField(r.node, "type"); err == nil {
+			counts[t]++
+		}
+	}
+	types := make([]string, 0, len(counts))
+	for t := range counts {
+		types = append(types, t)
+	}
+	sort.Slice(types, func(i, j int) bool {
+		if counts[types[i]] != counts[types[j]] {
+			return counts[types[i]] > counts[types[j]]
+		}
+		return types[i] < types[j]
+	})
+	return types
+}
+
+var partyIDPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// destinations lists the receivers a command names: the destination of
+// every transfer to a party's general account anywhere in it (a transfer's
+// destination is a party only for that account type; for a market
+// insurance pool it is a market ID).
+func destinations(v any) []string {
+	var out []string
+	var visit func(any)
+	visit = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, x := range t {
+				if s, ok := x.(string); ok && k == "destination" && partyIDPattern.MatchString(s) && t["destinationType"] == "ACCOUNT_TYPE_GENERAL" {
+					out = append(out, s)
+				}
+				visit(x)
+			}
+		case []any:
+			for _, x := range t {
+				visit(x)
+			}
+		}
+	}
+	visit(v)
+	return out
+}
+
+func txType(n map[string]any) string {
+	t, _ := stringField(n, "type")
+	return t
+}
+
+func txSubmitter(n map[string]any) string {
+	s, _ := stringField(n, "submitter")
+	return s
+}
+
+func txMatchesParty(n map[string]any, parties []string) bool {
+	if slices.Contains(parties, txSubmitter(n)) {
+		return true
+	}
+	for _, d := range destinations(n["command"]) {
+		if slices.Contains(parties, d) {
+			return true
+		}
+	}
+	return false
+}
+
+func txFilters() []txFilter {
+	types := func(n int) func(rows []row) ([]string, string) {
+		return func(rows []row) ([]string, string) {
+			ts := typesByCount(rows)
+			if len(ts) < n {
+				return nil, fmt.Sprintf("the walk has %d command types, the filter needs %d", len(ts), n)
+			}
+			return ts, ""
+		}
+	}
+	return []txFilter{
+		{name: "cmdTypes with one type", query: func(rows []row) (url.Values, string) {
+			ts, why := types(2)(rows)
+			if why != "" {
+				return nil, why
+			}
+			return url.Values{"cmdTypes": {ts[1]}}, ""
+		}, match: func(n map[string]any, q url.Values) bool { return slices.Contains(q["cmdTypes"], txType(n)) }},
+		{name: "cmdTypes with two types", query: func(rows []row) (url.Values, string) {
+			ts, why := types(3)(rows)
+			if why != "" {
+				return nil, why
+			}
+			return url.Values{"cmdTypes": {ts[1], ts[2]}}, ""
+		}, match: func(n map[string]any, q url.Values) bool { return slices.Contains(q["cmdTypes"], txType(n)) }},
+		{name: "excludeCmdTypes with one type", query: func(rows []row) (url.Values, string) {
+			ts, why := types(2)(rows)
+			if why != "" {
+				return nil, why
+			}
+			return url.Values{"excludeCmdTypes": {ts[0]}}, ""
+		}, match: func(n map[string]any, q url.Values) bool { return !slices.Contains(q["excludeCmdTypes"], txType(n)) }},
+		{name: "excludeCmdTypes with two types", query: func(rows []row) (url.Values, string) {
+			ts, why := types(3)(rows)
+			if why != "" {
+				return nil, why
+			}
+			return url.Values{"excludeCmdTypes": {ts[0], ts[1]}}, ""
+		}, match: func(n map[string]any, q url.Values) bool { return !slices.Contains(q["excludeCmdTypes"], txType(n)) }},
+		{name: "parties naming a submitter", query: func(rows []row) (url.Values, string) {
+			if len(rows) == 0 {
+				return nil, "no transaction to take a submitter from"
+			}
+			return url.Values{"parties": {txSubmitter(rows[len(rows)/2].node)}}, ""
+		}, match: func(n map[string]any, q url.Values) bool { return txMatchesParty(n, q["parties"]) }},
+		{name: "parties naming two submitters", query: func(rows []row) (url.Values, string) {
+			var ps []string
+			for _, r := range rows {
+				if s := txSubmitter(r.node); s != "" && !slices.Contains(ps, s) {
+					ps = append(ps, s)
+				}
+				if len(ps) == 2 {
+					return url.Values{"parties": ps}, ""
+				}
+			}
+			return nil, "the walk has fewer than two submitters"
+		}, match: func(n map[string]any, q url.Values) bool { return txMatchesParty(n, q["parties"]) }},
+		{name: "parties naming the receiver of a governance transfer", strict: true, query: func(rows []row) (url.Values, string) {
+			for _, r := range rows {
+				for _, d := range destinations(r.node["command"]) {
+					if d != txSubmitter(r.node) {
+						return url.Values{"parties": {d}}, ""
+					}
+				}
+			}
+			return nil, "no transaction in the walks names a transfer to a party"
+		}, match: func(n map[string]any, q url.Values) bool { return txMatchesParty(n, q["parties"]) },
+			// Transfers to a party are rare: look among batch proposals too.
+			more: url.Values{"cmdTypes": {"Batch Proposal"}}},
+	}
+}
+
+func txFilterRules(ts *txState) {
+	filters := txFilters()
+	walks := map[string]*filteredWalk{}
+	walkFor := func(f txFilter) *filteredWalk {
+		GinkgoHelper()
+		ts.rows(1)
+		fw, ok := walks[f.name]
+		if !ok {
+			fw = &filteredWalk{}
+			walks[f.name] = fw
+			fw.q, fw.skip = f.query(ts.down.rows)
+			if fw.skip != "" && f.more != nil {
+				if extra := ts.walkDown(f.more); extra.err == nil {
+					fw.q, fw.skip = f.query(extra.rows)
+				}
+			}
+			if fw.skip == "" {
+				fw.w = ts.walkDown(fw.q)
+			}
+		}
+		if fw.skip != "" {
+			skipf("%s", fw.skip)
+		}
+		failWalk(fw.w)
+		return fw
+	}
+	var entries []TableEntry
+	for _, f := range filters {
+		args := []any{f}
+		if f.strict {
+			args = append(args, Label("strict"))
+		}
+		entries = append(entries, Entry(f.name, args...))
+	}
+
+	DescribeTable("returns only transactions that match the filter:", func(f txFilter) {
+		fw := walkFor(f)
+		v := newVerdict("every transaction of the answer to %s to match it", fw.q.Encode())
+		for i, r := range fw.w.rows {
+			if !f.match(r.node, fw.q) {
+				v.add(fw.w.pageOf(i).ex, "%s (type %q, submitter %s) does not match %s", r.ident, txType(r.node), txSubmitter(r.node), fw.q.Encode())
+				if len(v.problems) >= maxProblems {
+					break
+				}
+			}
+		}
+		v.check()
+	}, entries)
+
+	DescribeTable("returns exactly the matching transactions of the unfiltered listing, in order:", func(f txFilter) {
+		fw := walkFor(f)
+		v := newVerdict("the answer to %s to be the matching subset of the unfiltered listing (within the rows both walks reached)", fw.q.Encode())
+		if d := subsetDiff(txCompare, ts.cut, fw.w, ts.down, func(r row) bool { return f.match(r.node, fw.q) }); d != "" {
+			v.add(fw.w.pages[0].ex, "%s\n  the filtered walk's first page:", d)
+		}
+		v.check()
+	}, entries)
+}
+
+func txErrorRules(ts *txState) {
+	cursors := func(ts *txState) (newer, older string, why string) {
+		if ts.down.err != nil || len(ts.down.rows) < 3 {
+			return "", "", "the transaction walk has fewer than 3 rows"
+		}
+		r := ts.down.rows
+		return r[0].cursor, r[2].cursor, ""
+	}
+	withCursors := func(build func(newer, older string) url.Values) func(*txState) (url.Values, string) {
+		return func(ts *txState) (url.Values, string) {
+			newer, older, why := cursors(ts)
+			if why != "" {
+				return nil, why
+			}
+			return build(newer, older), ""
+		}
+	}
+	fixed := func(pairs ...string) func(*txState) (url.Values, string) {
+		return func(*txState) (url.Values, string) { return with(nil, pairs...), "" }
+	}
+	type txBad struct {
+		badRequest[*txState]
+		strict bool
+	}
+	reqs := []txBad{
+		{badRequest[*txState]{"first together with before", withCursors(func(newer, _ string) url.Values {
+			return url.Values{"first": {"5"}, "before": {newer}}
+		})}, false},
+		{badRequest[*txState]{"last together with after", withCursors(func(_, older string) url.Values {
+			return url.Values{"last": {"5"}, "after": {older}}
+		})}, false},
+		{badRequest[*txState]{"a count together with both cursors", withCursors(func(newer, older string) url.Values {
+			return url.Values{"first": {"5"}, "before": {newer}, "after": {older}}
+		})}, false},
+		{badRequest[*txState]{"first together with last", fixed("first", "5", "last", "5")}, true},
+		{badRequest[*txState]{"a malformed cursor", fixed("before", "not-a-cursor")}, true},
+		{badRequest[*txState]{"a cursor from a paged listing", func(ts *txState) (url.Values, string) {
+			p, _, err := walker{c: ts.c, l: snapshotsListing}.page(url.Values{"pagination.first": {"1"}})
+			if err != nil || len(p.rows) == 0 {
+				return nil, "the snapshots listing gave no cursor to borrow"
+			}
+			return url.Values{"before": {p.rows[0].cursor}}, ""
+		}}, true},
+		{badRequest[*txState]{"before and after that do not form a window (after newer than before)", withCursors(func(newer, older string) url.Values {
+			return url.Values{"before": {older}, "after": {newer}}
+		})}, true},
+		{badRequest[*txState]{"a count above the maximum page size (1000000)", fixed("first", "1000000")}, true},
+		{badRequest[*txState]{"a count that is not a number (first=abc)", fixed("first", "abc")}, true},
+	}
+	var entries []TableEntry
+	for _, r := range reqs {
+		args := []any{r.badRequest}
+		if r.strict {
+			args = append(args, Label("strict"))
+		}
+		entries = append(entries, Entry(r.name, args...))
+	}
+	DescribeTable("refuses with a 4xx status and the error body:", func(b badRequest[*txState]) {
+		q, why := b.query(ts)
+		if why != "" {
+			skipf("%s", why)
+		}
+		v := newVerdict("a 4xx status and the error body for %s", b.name)
+		refusal(v, ts.c.get(ts.cfg.TransactionsURL, transactionsPath, q))
+		v.check()
+	}, entries)
+
+	It("a refused request gets HTTP 400, code 3 (InvalidArgument) and an ErrorDetail with code 10000", Label("strict"), func() {
+		newer, _, why := cursors(ts)
+		if why != "" {
+			skipf("%s", why)
+		}
+		v := newVerdict(`HTTP 400 with {"code": 3, "details": [{"@type": "type.googleapis.com/core.ErrorDetail", "code": 10000, ...}]}`)
+		ex := ts.c.get(ts.cfg.TransactionsURL, transactionsPath, url.Values{"first": {"5"}, "before": {newer}})
+		errorCodes(v, ex, 10000)
+		v.check()
+	})
+}
