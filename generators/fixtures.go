@@ -344,6 +344,16 @@ func writeNDJSON(ctx context.Context, out *bufio.Writer, w *World, listing strin
 	})
 }
 
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory, synced and renamed into place: a reader sees the previous file
+// or the whole new one, never a part.
+func WriteFileAtomic(path string, data []byte) error {
+	return writeAtomic(path, func(w *bufio.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
 // writeAtomic writes a file through a temporary file in the same directory,
 // synced and renamed into place only when write succeeds.
 func writeAtomic(path string, write func(*bufio.Writer) error) (err error) {

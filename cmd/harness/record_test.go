@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/mockserver"
+)
+
+// buildHarness builds the binary into a temporary directory, for tests that
+// must run a subcommand in its own process (Ginkgo runs one suite per
+// process).
+func buildHarness(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+		if _, serr := os.Stat(goBin); serr != nil {
+			t.Skipf("no go command to build the binary: %v", err)
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "harness")
+	cmd := exec.Command(goBin, "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runBinary runs the built binary with a time limit.
+func runBinary(t *testing.T, bin string, timeout time.Duration, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("harness %s did not finish within %v:\n%s", strings.Join(args, " "), timeout, out)
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("harness %s: %v", strings.Join(args, " "), err)
+	}
+	return code, string(out)
+}
+
+func fetchBody(t *testing.T, u string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, body
+}
+
+// TestRecordReplayConforms records the mock, serves the recording, checks
+// the replay answers as the original does, and runs the conformance suite
+// against the replay.
+func TestRecordReplayConforms(t *testing.T) {
+	base, stop := startServe(t, "--scale", "0.05")
+	defer stop()
+	out := t.TempDir()
+	code, stdout, stderr := runCmd(t, "record", "--from", base, "--out", out, "--page-size", "150", "--log-format", "none")
+	if code != exitOK {
+		t.Fatalf("record: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if stderr != "" {
+		t.Errorf("warnings recording the mock: %s", stderr)
+	}
+	for _, l := range generators.Listings {
+		if !strings.Contains(stdout, l+".ndjson") {
+			t.Errorf("the summary does not list %s:\n%s", l, stdout)
+		}
+	}
+	replayURL, stopReplay := startServe(t, "--data", out)
+	defer stopReplay()
+	for _, q := range []string{
+		"/api/v2/games?pagination.first=20",
+		"/api/v2/games?epochFrom=2&epochTo=9&entityScope=ENTITY_SCOPE_TEAMS",
+		"/api/v2/snapshots?pagination.last=7",
+		"/api/v2/core/keys/ethereum/rotations",
+		"/api/v2/network/parameters?pagination.first=50",
+		"/transactions?first=100",
+		"/transactions?last=30&cmdTypes=Submit+Order",
+	} {
+		ws, want := fetchBody(t, base+q)
+		gs, got := fetchBody(t, replayURL+q)
+		if gs != ws || !bytes.Equal(got, want) {
+			t.Errorf("%s: replay %d %.120s, original %d %.120s", q, gs, got, ws, want)
+		}
+	}
+
+	bin := buildHarness(t)
+	code, report := runBinary(t, bin, 5*time.Minute, "conform", "--base-url", replayURL)
+	if code != exitOK {
+		t.Fatalf("conform against the replay: exit %d\n%s", code, report)
+	}
+	if !strings.Contains(report, "SUCCESS!") {
+		t.Errorf("conform output:\n%s", report)
+	}
+}
+
+// TestRecordResumesAfterInterrupt interrupts a recording (as SIGINT would)
+// and runs the same command again.
+func TestRecordResumesAfterInterrupt(t *testing.T) {
+	base, stop := startServe(t, "--scale", "0.05", "--latency", "20ms")
+	defer stop()
+	full := t.TempDir()
+	if code, _, stderr := runCmd(t, "record", "--from", base, "--out", full, "--page-size", "40", "--log-format", "none"); code != exitOK {
+		t.Fatalf("uninterrupted record: exit %d: %s", code, stderr)
+	}
+
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	var o, e bytes.Buffer
+	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &o, stderr: &e},
+		[]string{"record", "--from", base, "--out", out, "--page-size", "40", "--log-format", "none"})
+	cancel()
+	if code != exitFailure || !strings.Contains(e.String(), "interrupted") {
+		t.Fatalf("interrupted record: exit %d, stderr %q", code, e.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, generators.ManifestFile)); err == nil {
+		t.Fatal("an interrupted recording has a manifest")
+	}
+	if code, _, stderr := runCmd(t, "record", "--from", base, "--out", out, "--page-size", "40", "--log-format", "none"); code != exitOK {
+		t.Fatalf("resumed record: exit %d: %s", code, stderr)
+	}
+	for _, name := range append([]string{generators.ManifestFile}, ndjsonNames()...) {
+		a, errA := os.ReadFile(filepath.Join(full, name))
+		b, errB := os.ReadFile(filepath.Join(out, name))
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs from the uninterrupted recording (%v, %v)", name, errA, errB)
+		}
+	}
+}
+
+func ndjsonNames() []string {
+	var out []string
+	for _, l := range generators.Listings {
+		out = append(out, l+".ndjson")
+	}
+	return out
+}
+
+// TestRecordStrict records a deployment that breaks a schema: a warning
+// and exit 0, or exit 1 under --strict.
+func TestRecordStrict(t *testing.T) {
+	w, err := generators.Generate(generators.Options{Seed: 2, Scale: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := mockserver.NewStore(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mock := mockserver.New(mockserver.Config{}, store)
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		mock.ServeHTTP(rec, r)
+		body := rec.Body.Bytes()
+		if r.URL.Path == "/api/v2/network/parameters" {
+			// A key must start with a letter.
+			body = bytes.Replace(body, []byte(`"key":"`), []byte(`"key":"9`), 1)
+		}
+		for k, v := range rec.Header() {
+			rw.Header()[k] = v
+		}
+		rw.Header().Del("Content-Length")
+		rw.WriteHeader(rec.Code)
+		rw.Write(body)
+	}))
+	defer srv.Close()
+	tests := []struct {
+		name  string
+		flags []string
+		want  int
+	}{
+		{"warning only", nil, exitOK},
+		{"strict", []string{"--strict"}, exitFailure},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"record", "--from", srv.URL, "--out", t.TempDir(), "--log-format", "none"}, tc.flags...)
+			code, stdout, stderr := runCmd(t, args...)
+			if code != tc.want {
+				t.Errorf("exit %d, want %d\n%s\n%s", code, tc.want, stdout, stderr)
+			}
+			if !strings.Contains(stdout, "violation: networkparameters: GET ") || !strings.Contains(stdout, "[pattern]") {
+				t.Errorf("the violation is not printed:\n%s", stdout)
+			}
+			if !strings.Contains(stderr, "warning: 1 violations") {
+				t.Errorf("stderr %q does not count the violation", stderr)
+			}
+		})
+	}
+}
+
+func TestRecordUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no from", []string{"record", "--out", "x"}, "--from is required"},
+		{"no out", []string{"record", "--from", "http://127.0.0.1:1"}, "--out is required"},
+		{"relative from", []string{"record", "--from", "127.0.0.1:1", "--out", "x"}, "absolute http or https URL"},
+		{"unknown listing", []string{"record", "--from", "http://127.0.0.1:1", "--out", "x", "--listings", "orders"}, "unknown listing"},
+		{"negative max pages", []string{"record", "--from", "http://127.0.0.1:1", "--out", "x", "--max-pages", "-1"}, "--max-pages"},
+		{"zero page size", []string{"record", "--from", "http://127.0.0.1:1", "--out", "x", "--page-size", "0"}, "--page-size"},
+		{"bad log format", []string{"record", "--from", "http://127.0.0.1:1", "--out", "x", "--log-format", "xml"}, "--log-format"},
+		{"stray argument", []string{"record", "--from", "http://127.0.0.1:1", "--out", "x", "extra"}, "unexpected argument"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runCmd(t, tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if !strings.Contains(errOut, tc.want) {
+				t.Errorf("stderr %q does not say %q", errOut, tc.want)
+			}
+		})
+	}
+}
+
+func TestRecordUnreachable(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	u := dead.URL
+	dead.Close()
+	out := t.TempDir()
+	code, _, errOut := runCmd(t, "record", "--from", u, "--out", out, "--log-format", "none")
+	if code != exitFailure || !strings.Contains(errOut, "run the same command again") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
