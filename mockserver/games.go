@@ -64,12 +64,7 @@ func (s *Server) epochWindow(q query) (from, to uint64, e *apiError) {
 }
 
 func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
-	q, err := parseQuery(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	p, err := s.parsePagination(q)
+	q, p, err := s.pagedQuery(r)
 	if err != nil {
 		writeError(w, err)
 		return

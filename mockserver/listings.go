@@ -8,12 +8,7 @@ import (
 )
 
 func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
-	q, err := parseQuery(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	p, err := s.parsePagination(q)
+	_, p, err := s.pagedQuery(r)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -37,12 +32,7 @@ func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
-	q, err := parseQuery(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	p, err := s.parsePagination(q)
+	q, p, err := s.pagedQuery(r)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -78,12 +68,7 @@ func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listNetworkParameters(w http.ResponseWriter, r *http.Request) {
-	q, err := parseQuery(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	p, err := s.parsePagination(q)
+	_, p, err := s.pagedQuery(r)
 	if err != nil {
 		writeError(w, err)
 		return

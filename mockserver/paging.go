@@ -92,6 +92,17 @@ func (q query) uint64(names ...string) (uint64, bool, *apiError) {
 	return n, true, nil
 }
 
+// pagedQuery reads the query string and the pagination parameters of a
+// request to one of the four paged listings.
+func (s *Server) pagedQuery(r *http.Request) (query, pageRequest, *apiError) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return nil, pageRequest{}, err
+	}
+	p, err := s.parsePagination(q)
+	return q, p, err
+}
+
 // parsePagination reads and checks the pagination parameters.
 func (s *Server) parsePagination(q query) (pageRequest, *apiError) {
 	var p pageRequest
