@@ -24,13 +24,7 @@ func TestConformUsageErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, errOut := runCmd(t, tc.args...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d", code, exitUsage)
-			}
-			if !strings.Contains(errOut, tc.want) {
-				t.Errorf("stderr %q does not say %q", errOut, tc.want)
-			}
+			_, errOut := wantUsageError(t, tc.args, tc.want)
 			if strings.Contains(errOut, "\x1b[") {
 				t.Errorf("stderr has terminal colour codes: %q", errOut)
 			}

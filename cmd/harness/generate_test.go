@@ -2,19 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code = run(context.Background(), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut}, args)
-	return code, out.String(), errOut.String()
-}
 
 func TestGenerateWritesFixturesDeterministically(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
@@ -61,13 +53,7 @@ func TestGenerateRefusesBadFlags(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, errOut := runCmd(t, tc.args...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d", code, exitUsage)
-			}
-			if !strings.Contains(errOut, tc.want) {
-				t.Errorf("stderr %q does not say %q", errOut, tc.want)
-			}
+			wantUsageError(t, tc.args, tc.want)
 		})
 	}
 }

@@ -1,60 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chaindata/harness/mockserver/proxy"
 )
-
-// startProxyCmd runs harness proxy in-process on a free port and returns
-// its base URL and a function that stops it and returns its exit code and
-// output.
-func startProxyCmd(t *testing.T, args ...string) (string, func() (int, string)) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		code := run(ctx, &env{stdin: strings.NewReader(""), stdout: pw, stderr: io.Discard},
-			append([]string{"proxy", "--listen", "127.0.0.1:0", "--log-format", "none"}, args...))
-		pw.Close()
-		done <- code
-	}()
-	r := bufio.NewReader(pr)
-	line, err := r.ReadString('\n')
-	if err != nil {
-		cancel()
-		t.Fatalf("proxy printed no address: %v (exit %d)", err, <-done)
-	}
-	rest := make(chan string, 1)
-	go func() {
-		b, _ := io.ReadAll(r)
-		rest <- string(b)
-	}()
-	i := strings.Index(line, "http://")
-	if i < 0 {
-		cancel()
-		t.Fatalf("proxy printed %q, want its address", line)
-	}
-	addr := strings.Fields(line[i:])[0]
-	return addr, func() (int, string) {
-		cancel()
-		select {
-		case code := <-done:
-			return code, <-rest
-		case <-time.After(15 * time.Second):
-			t.Fatal("proxy did not stop within 15 s of its context ending")
-			return -1, ""
-		}
-	}
-}
 
 // TestProxyConformance runs the conformance suite through the proxy in
 // front of the mock: the suite passes and the proxy finds no violation in
@@ -111,13 +65,7 @@ func TestProxyUsageErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, errOut := runCmd(t, tc.args...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d", code, exitUsage)
-			}
-			if !strings.Contains(errOut, tc.want) {
-				t.Errorf("stderr %q does not say %q", errOut, tc.want)
-			}
+			wantUsageError(t, tc.args, tc.want)
 		})
 	}
 }

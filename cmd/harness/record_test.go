@@ -231,13 +231,7 @@ func TestRecordUsageErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, errOut := runCmd(t, tc.args...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d", code, exitUsage)
-			}
-			if !strings.Contains(errOut, tc.want) {
-				t.Errorf("stderr %q does not say %q", errOut, tc.want)
-			}
+			wantUsageError(t, tc.args, tc.want)
 		})
 	}
 }

@@ -1,51 +1,13 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chaindata/harness/schemas"
 )
-
-// startServe runs harness serve in-process on a free port and returns its
-// base URL and a function that stops it and returns its exit code.
-func startServe(t *testing.T, args ...string) (string, func() int) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		code := run(ctx, &env{stdin: strings.NewReader(""), stdout: pw, stderr: io.Discard},
-			append([]string{"serve", "--addr", "127.0.0.1:0", "--log-format", "none"}, args...))
-		pw.Close()
-		done <- code
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		cancel()
-		t.Fatalf("serve printed no base URL: %v (exit %d)", err, <-done)
-	}
-	go io.Copy(io.Discard, pr)
-	i := strings.Index(line, "http://")
-	if i < 0 {
-		t.Fatalf("serve printed %q, want a base URL", line)
-	}
-	return strings.TrimSpace(line[i:]), func() int {
-		cancel()
-		select {
-		case code := <-done:
-			return code
-		case <-time.After(15 * time.Second):
-			t.Fatal("serve did not stop within 15 s of its context ending")
-			return -1
-		}
-	}
-}
 
 func TestServeAnswersAndShutsDownGracefully(t *testing.T) {
 	base, stop := startServe(t, "--scale", "0.05")
@@ -123,10 +85,7 @@ func TestServeRefusesBadFlags(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, errOut := runCmd(t, tc.args...)
-			if code != exitUsage || !strings.Contains(errOut, tc.want) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, exitUsage, tc.want)
-			}
+			wantUsageError(t, tc.args, tc.want)
 		})
 	}
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,16 +9,6 @@ import (
 
 	"github.com/chaindata/harness/schemas"
 )
-
-// runHarness runs the binary's command line in-process with the given
-// standard input.
-func runHarness(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut}
-	code = run(context.Background(), e, args)
-	return code, out.String(), errOut.String()
-}
 
 // writeInputFile writes content to the file name in dir and returns its path.
 func writeInputFile(t *testing.T, dir, name, content string) string {
@@ -159,13 +147,7 @@ func TestValidateUsageErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runHarness(t, "", append([]string{"validate"}, tc.args...)...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d", code, exitUsage)
-			}
-			if !strings.Contains(errOut, tc.want) {
-				t.Errorf("stderr %q does not say %q", errOut, tc.want)
-			}
+			out, _ := wantUsageError(t, append([]string{"validate"}, tc.args...), tc.want)
 			if out != "" {
 				t.Errorf("stdout %q, want nothing", out)
 			}
