@@ -158,8 +158,14 @@ func isTerminal(w io.Writer) bool {
 
 // Rule is one rule of the suite, as the catalogue lists it.
 type Rule struct {
-	// Listing and Area are the rule's listing and area labels.
+	// ID is the rule's stable ID, such as "GAMES-PAG-003": published once,
+	// never changed, never reused.
+	ID string
+	// Listing and Area are the rule's listing (or DeploymentLabel) and
+	// area labels.
 	Listing, Area string
+	// Cite is the spec text a MUST rule rests on (zero for SHOULD rules).
+	Cite Citation
 	// Strict is true for rules only docs/behaviour.md decides (SHOULD).
 	Strict bool
 	// Text is the rule's full text: its containers and its own sentence.
