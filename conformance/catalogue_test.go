@@ -9,14 +9,18 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/conformance-rules.md from the suite")
+var update = flag.Bool("update", false, "give new rules IDs in rule-ids.txt and rewrite docs/conformance-rules.md from the suite")
 
-// cataloguePath is the committed rule catalogue.
-var cataloguePath = filepath.Join("..", "docs", "conformance-rules.md")
+// Paths of the committed catalogue and ID registry.
+var (
+	cataloguePath = filepath.Join("..", "docs", "conformance-rules.md")
+	ruleIDsPath   = "rule-ids.txt"
+)
 
-// TestRuleCatalogue checks that every rule is labelled with one listing and
-// one area, that rule texts are unique, and that docs/conformance-rules.md
-// is what the suite generates (-update rewrites it).
+// TestRuleCatalogue checks that every rule is labelled with one scope and
+// one area, has a stable ID the registry gives it, that every MUST rule
+// cites the spec text it rests on, and that docs/conformance-rules.md is
+// what the suite generates (-update rewrites both files).
 func TestRuleCatalogue(t *testing.T) {
 	rules, err := Rules()
 	if err != nil {
@@ -25,24 +29,47 @@ func TestRuleCatalogue(t *testing.T) {
 	if len(rules) == 0 {
 		t.Fatal("the suite has no rules")
 	}
+	if *update {
+		ids, err := nextIDs(rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(ruleIDsPath, []byte(ids), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	seen := map[string]bool{}
+	ids := map[string]string{}
 	for _, r := range rules {
 		key := r.Listing + " " + r.Area + " " + r.Text
 		if seen[key] {
 			t.Errorf("two rules read %q", key)
 		}
 		seen[key] = true
-		listings, areas := 0, 0
+		scopesN, areas := 0, 0
 		for _, l := range r.Labels {
-			if slices.Contains(Listings, l) {
-				listings++
+			if slices.Contains(scopes(), l) {
+				scopesN++
 			}
 			if slices.Contains(Areas, l) {
 				areas++
 			}
 		}
-		if listings != 1 || areas != 1 {
-			t.Errorf("rule %q has %d listing and %d area labels, want one of each: %v", r.Text, listings, areas, r.Labels)
+		if scopesN != 1 || areas != 1 {
+			t.Errorf("rule %q has %d listing and %d area labels, want one of each: %v", r.Text, scopesN, areas, r.Labels)
+		}
+		switch {
+		case r.ID == unassigned:
+			t.Errorf("rule %q (%s, %s) has no ID: run go test ./conformance -run TestRuleCatalogue -update", r.Text, r.Listing, r.Area)
+		case ids[r.ID] != "":
+			t.Errorf("rules %q and %q share the ID %s", ids[r.ID], r.Text, r.ID)
+		}
+		ids[r.ID] = r.Text
+		if !r.Strict && (r.Cite.Section == "" || r.Cite.Quote == "") {
+			t.Errorf("MUST rule %s %q cites no spec text: give it must(section, quote), or make it should", r.ID, r.Text)
+		}
+		if r.Strict && r.Cite.Section != "" {
+			t.Errorf("SHOULD rule %s %q cites the spec: a rule the spec states is a MUST", r.ID, r.Text)
 		}
 	}
 	var buf bytes.Buffer
@@ -61,5 +88,84 @@ func TestRuleCatalogue(t *testing.T) {
 	}
 	if !bytes.Equal(got, buf.Bytes()) {
 		t.Errorf("%s is stale: run go test ./conformance -run TestRuleCatalogue -update (or harness conform --list > %s)", cataloguePath, cataloguePath)
+	}
+}
+
+// TestRuleIDsAreStable checks the registry of rule IDs against the suite:
+// a published ID still names the rule it was given to (same scope, area
+// and text), is never given to a second rule, and a rule the suite no
+// longer has is marked retired, never dropped or reused.
+func TestRuleIDsAreStable(t *testing.T) {
+	reg := ruleRegistry()
+	if reg.err != nil {
+		t.Fatal(reg.err)
+	}
+	rules, err := Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]Rule{}
+	for _, r := range rules {
+		byID[r.ID] = r
+	}
+	published := map[string]bool{}
+	texts := map[string]string{}
+	for _, e := range reg.entries {
+		if published[e.id] {
+			t.Errorf("rule-ids.txt lists %s twice: an ID is never reused", e.id)
+		}
+		published[e.id] = true
+		key := e.scope + " " + e.area + " " + e.text
+		if prev, dup := texts[key]; dup && !e.retired {
+			t.Errorf("rule-ids.txt gives %q both %s and %s", key, prev, e.id)
+		}
+		texts[key] = e.id
+		r, current := byID[e.id]
+		switch {
+		case e.retired && current:
+			t.Errorf("%s is retired but a rule uses it again (%q): a retired ID is never reused", e.id, r.Text)
+		case !e.retired && !current:
+			t.Errorf("%s (%q) is no longer a rule of the suite: mark it retired (-update), never drop or reuse it", e.id, e.text)
+		case current && (r.Listing != e.scope || r.Area != e.area || r.Text != e.text):
+			t.Errorf("%s names %q (%s, %s) in rule-ids.txt but the suite gives it to %q (%s, %s): an ID never changes its rule", e.id, e.text, e.scope, e.area, r.Text, r.Listing, r.Area)
+		}
+	}
+	if !published[byIDOrEmpty(rules)] && len(rules) > 0 {
+		t.Errorf("the suite's rules are not in rule-ids.txt")
+	}
+}
+
+func byIDOrEmpty(rules []Rule) string { return rules[0].ID }
+
+// TestParseRuleIDs checks the registry reader on good and bad lines.
+func TestParseRuleIDs(t *testing.T) {
+	tests := []struct {
+		name    string
+		data    string
+		want    int
+		retired int
+		wantErr bool
+	}{
+		{"comments and blank lines", "# c\n\nGAMES-PAG-001\tgames\tpagination\ta rule\n", 1, 0, false},
+		{"retired", "GAMES-PAG-001\tretired\tgames\tpagination\ta rule\n", 1, 1, false},
+		{"bad ID", "GAMES-PAG-1\tgames\tpagination\ta rule\n", 0, 0, true},
+		{"missing field", "GAMES-PAG-001\tgames\ta rule\n", 0, 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			es, err := parseRuleIDs(tc.data)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want one: %v", err, tc.wantErr)
+			}
+			retired := 0
+			for _, e := range es {
+				if e.retired {
+					retired++
+				}
+			}
+			if len(es) != tc.want || retired != tc.retired {
+				t.Errorf("%d entries (%d retired), want %d (%d)", len(es), retired, tc.want, tc.retired)
+			}
+		})
 	}
 }

@@ -30,6 +30,9 @@ type exchange struct {
 	// timeout, body too large).
 	err     error
 	elapsed time.Duration
+	// refused is set when the deployment still answered 429 or 503 after
+	// the last retry.
+	refused bool
 }
 
 // curl returns a command line that repeats the request.

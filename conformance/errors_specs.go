@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/chaindata/harness/schemas"
 )
 
 // badRequest is a request a listing must refuse. query returns the
@@ -21,6 +23,7 @@ type badRequest[S any] struct {
 // refusal checks that an answer is a refusal: a 4xx status with the error
 // body.
 func refusal(v *verdict, ex *exchange) {
+	v.judged(1)
 	if ex.err != nil {
 		v.add(ex, "no answer")
 		return
@@ -28,7 +31,7 @@ func refusal(v *verdict, ex *exchange) {
 	if ex.status < 400 || ex.status > 499 {
 		v.add(ex, "HTTP %d, want a 4xx status", ex.status)
 	}
-	if err := mustValidator("Error").Validate(ex.body); err != nil {
+	if err := mustValidator("Error", schemas.Spec).Validate(ex.body); err != nil {
 		v.add(ex, "the body is not the error body:\n%s", violations(err))
 	}
 }
@@ -91,11 +94,12 @@ func foreignCursor(st *pagedState) (string, string) {
 }
 
 func pagedErrorRules(st *pagedState) {
+	const refuses = "refuses with a 4xx status and the error body:"
 	var entries []TableEntry
 	for _, b := range pagedBadRequests(st.l) {
-		entries = append(entries, Entry(b.name, b))
+		entries = append(entries, ruleEntry(refuses, b.name, should, b))
 	}
-	DescribeTable("refuses with a 4xx status and the error body:", Label("strict"),
+	DescribeTable(refuses,
 		func(b badRequest[*pagedState]) {
 			q, why := b.query(st)
 			if why != "" {
@@ -106,20 +110,21 @@ func pagedErrorRules(st *pagedState) {
 			v.check()
 		}, entries)
 
-	It("a refused pagination gets HTTP 400, code 3 (InvalidArgument) and an ErrorDetail with code 10028", Label("strict"), func() {
+	rule("a refused pagination gets HTTP 400, code 3 (InvalidArgument) and an ErrorDetail with code 10028", should, func() {
 		v := newVerdict(`HTTP 400 with {"code": 3, "details": [{"@type": "type.googleapis.com/core.ErrorDetail", "code": 10028, ...}]}`)
 		ex := st.c.get(st.cfg.BaseURL, st.l.path, url.Values{"pagination.first": {"0"}})
 		errorCodes(v, ex, 10028)
 		v.check()
 	})
 
-	It("a method other than GET gets HTTP 501 and the error body", Label("strict"), func() {
+	rule("a method other than GET gets HTTP 501 and the error body", should, func() {
 		v := newVerdict("HTTP 501 (code 12) with the error body for POST")
 		ex := st.c.do(http.MethodPost, st.cfg.BaseURL, st.l.path, nil)
+		v.judged(1)
 		if ex.status != http.StatusNotImplemented {
 			v.add(ex, "HTTP %d, want 501", ex.status)
 		}
-		if err := mustValidator("Error").Validate(ex.body); err != nil {
+		if err := mustValidator("Error", schemas.Spec).Validate(ex.body); err != nil {
 			v.add(ex, "the body is not the error body:\n%s", violations(err))
 		}
 		v.check()
@@ -129,6 +134,7 @@ func pagedErrorRules(st *pagedState) {
 // errorCodes checks the gateway's mapping of a broken rule: HTTP 400, code 3
 // and an ErrorDetail with the detail code.
 func errorCodes(v *verdict, ex *exchange, detailCode int) {
+	v.judged(1)
 	if ex.status != http.StatusBadRequest {
 		v.add(ex, "HTTP %d, want 400", ex.status)
 	}

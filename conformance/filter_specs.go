@@ -11,8 +11,9 @@ import (
 // pagedFilter is one filter of a paged listing, checked against the
 // unfiltered walk.
 type pagedFilter struct {
-	name   string
-	strict bool
+	name string
+	// lvl is the filter's level: the spec text it rests on, or should.
+	lvl level
 	// query chooses the filter's parameters from the unfiltered rows, or
 	// says why the data has nothing to choose.
 	query func(rows []row) (url.Values, string)
@@ -31,6 +32,8 @@ type filteredWalk struct {
 	q    url.Values
 	w    *walk
 	skip string
+	// known is a row known to match the filter, wherever it was seen.
+	known *row
 }
 
 // walkFor makes (once) the filtered walk of a filter.
@@ -69,21 +72,20 @@ func (fs *filterState) mustWalk(f pagedFilter) *filteredWalk {
 func filterRules(st *pagedState, filters []pagedFilter, noMatch url.Values) {
 	fs := &filterState{st: st, walks: map[string]*filteredWalk{}}
 	l := st.l
-	entries := func() []TableEntry {
+	entries := func(table string) []TableEntry {
 		var out []TableEntry
 		for _, f := range filters {
-			args := []any{f}
-			if f.strict {
-				args = append(args, Label("strict"))
-			}
-			out = append(out, Entry(f.name, args...))
+			out = append(out, ruleEntry(table, f.name, f.lvl, f))
 		}
 		return out
 	}
 
-	DescribeTable("returns only rows that match the filter:", func(f pagedFilter) {
+	const onlyMatching = "returns only rows that match the filter:"
+	DescribeTable(onlyMatching, func(f pagedFilter) {
 		fw := fs.mustWalk(f)
 		v := newVerdict("every row of the %s listing filtered by %s to match it", l.label, fw.q.Encode())
+		v.judged(len(fw.w.rows))
+		v.noneBecause("the listing filtered by %s has no rows", fw.q.Encode())
 		for i, r := range fw.w.rows {
 			if !f.match(r.node, fw.q) {
 				v.add(fw.w.pageOf(i).ex, "row %d, %s, does not match %s", i, r.ident, fw.q.Encode())
@@ -93,18 +95,20 @@ func filterRules(st *pagedState, filters []pagedFilter, noMatch url.Values) {
 			}
 		}
 		v.check()
-	}, entries())
+	}, entries(onlyMatching))
 
-	DescribeTable("returns exactly the matching rows of the unfiltered listing, in order:", func(f pagedFilter) {
+	const exactlyMatching = "returns exactly the matching rows of the unfiltered listing, in order:"
+	DescribeTable(exactlyMatching, func(f pagedFilter) {
 		fw := fs.mustWalk(f)
 		v := newVerdict("the %s listing filtered by %s to be the matching subset of the unfiltered listing (within the rows both walks reached)", l.label, fw.q.Encode())
+		v.judged(len(st.fwd.rows))
 		if d := subsetDiff(l.compare, st.cut, fw.w, st.fwd, func(r row) bool { return f.match(r.node, fw.q) }); d != "" {
 			v.add(fw.w.pages[0].ex, "%s\n  the filtered walk's first page:", d)
 		}
 		v.check()
-	}, entries())
+	}, entries(exactlyMatching))
 
-	It("a filter selects whole records, each with the cursor it has unfiltered", Label("strict"), func() {
+	rule("a filter selects whole records, each with the cursor it has unfiltered", should, func() {
 		st.rows(1)
 		v := newVerdict("a filtered row to be the same record, with the same cursor, as in the unfiltered listing")
 		byIdent := map[string]row{}
@@ -134,16 +138,16 @@ func filterRules(st *pagedState, filters []pagedFilter, noMatch url.Values) {
 				}
 			}
 		}
-		if checked == 0 {
-			skipf("no filtered walk returned a row")
-		}
+		v.judged(checked)
+		v.noneBecause("no filtered walk returned a row")
 		v.check()
 	})
 
-	It("a filter that matches nothing gives an empty page with hasNextPage and hasPreviousPage false", func() {
+	rule("a filter that matches nothing gives an empty page with hasNextPage and hasPreviousPage false", citePageInfo, func() {
 		rows := st.rows(0)
 		v := newVerdict("no edges and both flags false when no row matches %s", noMatch.Encode())
 		p := st.mustPage(noMatch)
+		v.judged(1)
 		for _, r := range rows {
 			for _, pr := range p.rows {
 				if pr.ident == r.ident {
@@ -207,9 +211,9 @@ var zeroID = strings.Repeat("0", 64)
 
 // rotationsRules adds the key rotations' nodeId filter.
 func rotationsRules(st *pagedState) {
-	Context("filters", Label("filters"), func() {
+	area("filters", func() {
 		filterRules(st, []pagedFilter{{
-			name: "nodeId",
+			name: "nodeId", lvl: must("4.3", "nodeId (string, optional; restricts to that node)"),
 			query: func(rows []row) (url.Values, string) {
 				if len(rows) == 0 {
 					return nil, "the listing has no rows to take a node ID from"

@@ -92,16 +92,16 @@ func gameFilters() []pagedFilter {
 	}
 	scopeFilter := func(scope string) pagedFilter {
 		return pagedFilter{
-			name: "entityScope=" + scope,
+			name: "entityScope=" + scope, lvl: citeScope,
 			query: func([]row) (url.Values, string) {
 				return url.Values{"entityScope": {scope}}, ""
 			},
 			match: func(n map[string]any, _ url.Values) bool { return scoped(scope)(n) },
 		}
 	}
-	teamFilter := func(name, scope string, strict bool, match func(n map[string]any, team string) bool) pagedFilter {
+	teamFilter := func(name, scope string, lvl level, match func(n map[string]any, team string) bool) pagedFilter {
 		return pagedFilter{
-			name: name, strict: strict,
+			name: name, lvl: lvl,
 			query: func(rows []row) (url.Values, string) {
 				team := firstValue(rows, gameTeamIDs)
 				if team == "" {
@@ -116,9 +116,9 @@ func gameFilters() []pagedFilter {
 			match: func(n map[string]any, q url.Values) bool { return match(n, q.Get("teamId")) },
 		}
 	}
-	partyFilter := func(name, scope string, strict bool, pick func(map[string]any) []string, match func(n map[string]any, party string) bool) pagedFilter {
+	partyFilter := func(name, scope string, lvl level, pick func(map[string]any) []string, match func(n map[string]any, party string) bool) pagedFilter {
 		return pagedFilter{
-			name: name, strict: strict,
+			name: name, lvl: lvl,
 			query: func(rows []row) (url.Values, string) {
 				party := firstValue(rows, pick)
 				if party == "" {
@@ -135,7 +135,7 @@ func gameFilters() []pagedFilter {
 	}
 	return []pagedFilter{
 		{
-			name: "gameId",
+			name: "gameId", lvl: must("4.1", "Query filters (no request body): ... game ID"),
 			query: func(rows []row) (url.Values, string) {
 				if len(rows) == 0 {
 					return nil, "the listing has no rows to take a game ID from"
@@ -151,26 +151,26 @@ func gameFilters() []pagedFilter {
 		scopeFilter(scopeIndividuals),
 		scopeFilter(scopeTeams),
 		{
-			name:  "entityScope=" + scopeUnspecified + " (the default)",
+			name:  "entityScope=" + scopeUnspecified + " (the default)", lvl: citeScope,
 			query: func([]row) (url.Values, string) { return url.Values{"entityScope": {scopeUnspecified}}, "" },
 			match: func(map[string]any, url.Values) bool { return true },
 		},
-		teamFilter("teamId", "", false, func(n map[string]any, team string) bool {
+		teamFilter("teamId", "", citeTeam, func(n map[string]any, team string) bool {
 			return slices.Contains(gameTeamIDs(n), team)
 		}),
-		teamFilter("teamId with entityScope="+scopeTeams, scopeTeams, false, func(n map[string]any, team string) bool {
+		teamFilter("teamId with entityScope="+scopeTeams, scopeTeams, citeTeam, func(n map[string]any, team string) bool {
 			return isTeamGame(n) && slices.Contains(gameTeamIDs(n), team)
 		}),
-		teamFilter("teamId with entityScope="+scopeIndividuals+" (teamId is ignored)", scopeIndividuals, false, func(n map[string]any, _ string) bool {
+		teamFilter("teamId with entityScope="+scopeIndividuals+" (teamId is ignored)", scopeIndividuals, citeTeam, func(n map[string]any, _ string) bool {
 			return isIndividualGame(n)
 		}),
-		partyFilter("partyId with entityScope="+scopeIndividuals, scopeIndividuals, false, gameIndividuals, func(n map[string]any, p string) bool {
+		partyFilter("partyId with entityScope="+scopeIndividuals, scopeIndividuals, citeParty, gameIndividuals, func(n map[string]any, p string) bool {
 			return isIndividualGame(n) && slices.Contains(gameIndividuals(n), p)
 		}),
-		partyFilter("partyId of a team member with entityScope="+scopeTeams+" (matches team members)", scopeTeams, false, gameMembers, func(n map[string]any, p string) bool {
+		partyFilter("partyId of a team member with entityScope="+scopeTeams+" (matches team members)", scopeTeams, citeParty, gameMembers, func(n map[string]any, p string) bool {
 			return isTeamGame(n) && slices.Contains(gameMembers(n), p)
 		}),
-		partyFilter("partyId of a team member without entityScope (matches individuals and team members)", "", true, gameMembers, func(n map[string]any, p string) bool {
+		partyFilter("partyId of a team member without entityScope (matches individuals and team members)", "", should, gameMembers, func(n map[string]any, p string) bool {
 			return slices.Contains(gameIndividuals(n), p) || slices.Contains(gameMembers(n), p)
 		}),
 	}
@@ -178,13 +178,20 @@ func gameFilters() []pagedFilter {
 
 // gamesRules adds the games filters and epoch window rules.
 func gamesRules(st *pagedState) {
-	Context("filters", Label("filters"), func() {
+	area("filters", func() {
 		filterRules(st, gameFilters(), url.Values{"gameId": {zeroID}})
 	})
-	Context("epochs", Label("epochs"), func() {
+	area("epochs", func() {
 		epochRules(st)
 	})
 }
+
+// The spec text the games filters rest on.
+var (
+	citeScope = must("4.1", "entity scope (enum EntityScope, default ENTITY_SCOPE_UNSPECIFIED)")
+	citeTeam  = must("4.1", "the team ID filter applies only if entity scope is unspecified or teams")
+	citeParty = must("4.1", "The party ID filter applies for any scope and, when the scope is teams, matches team members")
+)
 
 // epochWindow is a window asked for and the walk of its answer.
 type epochWindow struct {
@@ -200,7 +207,7 @@ func epochRules(st *pagedState) {
 		GinkgoHelper()
 		rows := st.rows(1)
 		if rows[0].keyErr != nil {
-			Fail(fmt.Sprintf("the first game's epoch cannot be read: %v\n%s", rows[0].keyErr, st.fwd.pages[0].ex.describe()))
+			ruleFail(fmt.Sprintf("the first game's epoch cannot be read: %v\n%s", rows[0].keyErr, st.fwd.pages[0].ex.describe()))
 		}
 		return rows[0].key.num
 	}
@@ -218,6 +225,7 @@ func epochRules(st *pagedState) {
 	same := func(v *verdict, got, want epochWindow) {
 		gotRows, _ := st.cut.settle(got.w.rows)
 		wantRows, _ := st.cut.settle(want.w.rows)
+		v.judged(max(len(gotRows), len(wantRows)))
 		if d := diffPrefix("answer to "+got.q.Encode(), gotRows, got.w.complete, "answer to "+want.q.Encode(), wantRows, want.w.complete); d != "" {
 			ex := got.w.pages[0].ex
 			v.add(ex, "%s\n  the first page of %s:", d, got.q.Encode())
@@ -237,7 +245,7 @@ func epochRules(st *pagedState) {
 		return epochWindow{q: url.Values{}, w: st.fwd}
 	}
 
-	It("rule 1: without epochTo the window ends at the latest epoch", func() {
+	rule("rule 1: without epochTo the window ends at the latest epoch", must("8", "When the most recent epoch is omitted it is the latest epoch."), func() {
 		l := latest()
 		v := newVerdict("epochTo to default to the latest epoch (%d, the newest in the default answer): no game is newer, and the default answer equals epochTo=%d", l, l)
 		newer := window("epochFrom", u(l+1))
@@ -248,7 +256,7 @@ func epochRules(st *pagedState) {
 		v.check()
 	})
 
-	It("rule 2: without epochFrom the window starts 29 epochs before epochTo (or at the first epoch)", func() {
+	rule("rule 2: without epochFrom the window starts 29 epochs before epochTo (or at the first epoch)", must("8", "When the oldest epoch is omitted it is the most recent epoch minus 29, or the first available epoch if fewer have elapsed."), func() {
 		l := latest()
 		v := newVerdict("epochFrom to default to epochTo - 29, never below the first epoch")
 		same(v, defaultWindow(), explicit(sub(l, epochSpan), l))
@@ -261,7 +269,7 @@ func epochRules(st *pagedState) {
 		v.check()
 	})
 
-	It("rule 3: with only epochFrom the window ends 29 epochs after it", func() {
+	rule("rule 3: with only epochFrom the window ends 29 epochs after it", must("8", "When only the oldest epoch is given, the most recent epoch becomes oldest plus 29."), func() {
 		l := latest()
 		from := sub(l, 40)
 		v := newVerdict("epochFrom=%d alone to give %s", from, fmtEpochs(from, from+epochSpan))
@@ -275,7 +283,7 @@ func epochRules(st *pagedState) {
 		v.check()
 	})
 
-	It("rule 4: a window over 30 epochs keeps the 30 newest (epochFrom becomes epochTo - 29)", func() {
+	rule("rule 4: a window over 30 epochs keeps the 30 newest (epochFrom becomes epochTo - 29)", must("8", "When the oldest epoch is out of range (most recent minus oldest is greater than 29), the oldest epoch is set to most recent minus 29."), func() {
 		l := latest()
 		if l < epochSpan+1 {
 			skipf("the latest epoch is %d: no window over 30 epochs fits", l)
@@ -288,7 +296,7 @@ func epochRules(st *pagedState) {
 		v.check()
 	})
 
-	It("no answer spans more than 30 epochs", func() {
+	rule("no answer spans more than 30 epochs", citeEpochLimit, func() {
 		l := latest()
 		v := newVerdict("at most 30 epochs per answer, both ends inclusive")
 		older := explicit(sub(l, 2*epochSpan+1), sub(l, epochSpan+1))
@@ -300,6 +308,7 @@ func epochRules(st *pagedState) {
 			answers = append(answers, window("epochTo", u(l-5)))
 		}
 		for _, a := range answers {
+			v.judged(len(a.w.rows))
 			lo, hi, ok := epochRange(a.w.rows)
 			if ok && hi-lo > epochSpan {
 				v.add(a.w.pages[0].ex, "the answer to %q holds epochs %d to %d: %d epochs", a.q.Encode(), lo, hi, hi-lo+1)
@@ -308,22 +317,23 @@ func epochRules(st *pagedState) {
 		v.check()
 	})
 
-	It("both ends of the window are inclusive", func() {
+	rule("both ends of the window are inclusive", citeEpochLimit, func() {
 		rows := st.rows(1)
 		mid := rows[len(rows)/2]
 		if mid.keyErr != nil {
-			Fail(mid.ident)
+			ruleFail(mid.ident)
 		}
 		e := mid.key.num
 		v := newVerdict("epochFrom=%d&epochTo=%d to give exactly the games of epoch %d", e, e, e)
 		got := explicit(e, e)
+		v.judged(len(got.w.rows))
 		if d := subsetDiff(st.l.compare, st.cut, got.w, st.fwd, func(r row) bool { return r.keyErr == nil && r.key.num == e }); d != "" {
 			v.add(got.w.pages[0].ex, "%s", d)
 		}
 		v.check()
 	})
 
-	It("epochFrom after epochTo gives the 30 epochs ending at epochTo", Label("strict"), func() {
+	rule("epochFrom after epochTo gives the 30 epochs ending at epochTo", should, func() {
 		l := latest()
 		if l < 5 {
 			skipf("the latest epoch is %d", l)

@@ -34,6 +34,11 @@ type pagedListing struct {
 	keyOf func(node map[string]any) (rowKey, error)
 	// describe writes a key for a message.
 	describe func(k rowKey) string
+	// cite is the spec text of the listing's record shape.
+	cite level
+	// blockField names the record's block height field, for the listings
+	// whose rows carry one.
+	blockField string
 	// donors are the labels of listings whose cursors this listing cannot
 	// have issued (their cursors hold a differently shaped key).
 	donors []string
@@ -58,7 +63,7 @@ func (l *pagedListing) compare(a, b rowKey) int {
 
 var (
 	gamesListing = &pagedListing{
-		label: "games", path: "/api/v2/games", field: "games", schema: "ListGamesResponse",
+		label: "games", cite: must("2.2", "Game page wrapper: games (object) containing edges and pageInfo"), path: "/api/v2/games", field: "games", schema: "ListGamesResponse",
 		ordered: true, primary: "epoch", secondary: "id",
 		keyOf: func(n map[string]any) (rowKey, error) {
 			epoch, err := uintField(n, "epoch")
@@ -72,17 +77,18 @@ var (
 		donors:   []string{"network-parameters", "snapshots"},
 	}
 	snapshotsListing = &pagedListing{
-		label: "snapshots", path: "/api/v2/snapshots", field: "coreSnapshots", schema: "ListCoreSnapshotsResponse",
+		label: "snapshots", cite: must("2.3", "Page wrapper: coreSnapshots. Node: blockHash (string), blockHeight (string), coreVersion (string), protocolUpgradeBlock (boolean)"), path: "/api/v2/snapshots", field: "coreSnapshots", schema: "ListCoreSnapshotsResponse",
 		ordered: true, primary: "blockHeight",
 		keyOf: func(n map[string]any) (rowKey, error) {
 			h, err := uintField(n, "blockHeight")
 			return rowKey{num: h}, err
 		},
-		describe: func(k rowKey) string { return fmt.Sprintf("snapshot blockHeight=%d", k.num) },
-		donors:   []string{"network-parameters", "games"},
+		describe:   func(k rowKey) string { return fmt.Sprintf("snapshot blockHeight=%d", k.num) },
+		blockField: "blockHeight",
+		donors:     []string{"network-parameters", "games"},
 	}
 	rotationsListing = &pagedListing{
-		label: "key-rotations", path: "/api/v2/core/keys/ethereum/rotations", field: "keyRotations",
+		label: "key-rotations", cite: must("2.4", "Page wrapper: keyRotations. Node: blockHeight (uint64), newAddress (string), nodeId (string), oldAddress (string)"), path: "/api/v2/core/keys/ethereum/rotations", field: "keyRotations",
 		schema: "ListEthereumKeyRotationsResponse", ordered: true, primary: "blockHeight", secondary: "nodeId",
 		keyOf: func(n map[string]any) (rowKey, error) {
 			h, err := uintField(n, "blockHeight")
@@ -92,11 +98,12 @@ var (
 			id, err := stringField(n, "nodeId")
 			return rowKey{num: h, str: id}, err
 		},
-		describe: func(k rowKey) string { return fmt.Sprintf("rotation blockHeight=%d nodeId=%s", k.num, k.str) },
-		donors:   []string{"network-parameters", "games"},
+		describe:   func(k rowKey) string { return fmt.Sprintf("rotation blockHeight=%d nodeId=%s", k.num, k.str) },
+		blockField: "blockHeight",
+		donors:     []string{"network-parameters", "games"},
 	}
 	parametersListing = &pagedListing{
-		label: "network-parameters", path: "/api/v2/network/parameters", field: "networkParameters",
+		label: "network-parameters", cite: must("2.5", "Page wrapper: networkParameters. Node: key (string, unique key of the parameter), value (string)"), path: "/api/v2/network/parameters", field: "networkParameters",
 		schema: "ListNetworkParametersResponse", ordered: false, secondary: "key",
 		keyOf: func(n map[string]any) (rowKey, error) {
 			k, err := stringField(n, "key")

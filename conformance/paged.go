@@ -16,6 +16,9 @@ type pagedState struct {
 	c    *client
 	wk   walker
 	size int
+	// bsize is the backward walk's page size: small enough for at least
+	// three backward pages.
+	bsize int
 
 	// fwd and bwd walk the whole listing (default order) forwards from the
 	// start and backwards from the end; bwdAnchored walks backwards from
@@ -38,25 +41,60 @@ func (st *pagedState) setUp() {
 	if st.l.ordered {
 		st.cut = newCutoff(st.fwd.rows, st.l.compare)
 	}
-	st.bwd = st.wk.backward(nil, st.size, "")
+	st.bsize = st.size
+	if n := len(st.fwd.rows); st.fwd.complete && n < 3*st.size {
+		st.bsize = max(1, n/3)
+	}
+	st.bwd = st.wk.backward(nil, st.bsize, "")
 	if st.fwd.err == nil && !st.fwd.complete && len(st.fwd.rows) > 0 {
 		st.bwdAnchored = st.wk.backward(nil, st.size, st.fwd.rows[len(st.fwd.rows)-1].cursor)
 	}
 	st.asc = st.wk.forward(url.Values{"pagination.newestFirst": {"false"}}, st.size, "")
 }
 
-// probeSize is the count of the request that sizes a listing.
-const probeSize = 200
-
 // pageSize chooses the walks' page size: the configured size for a large
 // listing, or about a quarter of a small one, so that a walk has first,
-// middle and last pages.
+// middle and last pages. The count it sizes the listing with is the
+// configured size too: no request asks for more.
 func (st *pagedState) pageSize(q url.Values) int {
-	p, _, err := st.wk.page(with(q, "pagination.first", strconv.Itoa(probeSize)))
-	if err != nil || p.info.hasNext || len(p.rows) >= probeSize {
+	probe := st.cfg.PageSize
+	p, _, err := st.wk.page(with(q, "pagination.first", strconv.Itoa(probe)))
+	if err != nil || p.info.hasNext || len(p.rows) >= probe {
 		return st.cfg.PageSize
 	}
 	return max(1, min(st.cfg.PageSize, (len(p.rows)+3)/4))
+}
+
+// listingRef is what the forward walk says of where rows stand in the
+// listing.
+type listingRef struct {
+	rows     []row
+	complete bool
+	index    map[string]int
+}
+
+// reference returns the forward walk as the reference of row positions.
+func (st *pagedState) reference() listingRef {
+	ref := listingRef{rows: st.fwd.rows, complete: st.fwd.complete, index: map[string]int{}}
+	for i, r := range ref.rows {
+		if _, dup := ref.index[r.ident]; !dup {
+			ref.index[r.ident] = i
+		}
+	}
+	return ref
+}
+
+// newestBlock returns the block height of the listing's newest row, for
+// the listings whose rows carry one.
+func (st *pagedState) newestBlock() (uint64, *exchange, bool) {
+	if st.l.blockField == "" || st.fwd == nil || len(st.fwd.rows) == 0 {
+		return 0, nil, false
+	}
+	r := st.fwd.rows[0]
+	if r.keyErr != nil {
+		return 0, nil, false
+	}
+	return r.key.num, st.fwd.pages[0].ex, true
 }
 
 // rows returns the forward walk's rows, failing the spec when the walk broke
@@ -76,7 +114,10 @@ func (st *pagedState) mustPage(q url.Values) *page {
 	GinkgoHelper()
 	p, ex, err := st.wk.page(q)
 	if err != nil {
-		Fail(fmt.Sprintf("A %s page could not be read: %v\n%s", st.l.label, err, ex.describe()))
+		if ex.refused {
+			skipRefused(ex)
+		}
+		ruleFail(fmt.Sprintf("A %s page could not be read: %v%s\n%s", st.l.label, err, countHint(ex), ex.describe()))
 	}
 	return p
 }
@@ -91,7 +132,7 @@ func (st *pagedState) lastRow() row {
 	}
 	p := st.mustPage(url.Values{"pagination.last": {"1"}})
 	if len(p.rows) != 1 {
-		Fail(fmt.Sprintf("pagination.last=1 gave %d rows, want 1\n%s", len(p.rows), p.ex.describe()))
+		ruleFail(fmt.Sprintf("pagination.last=1 gave %d rows, want 1\n%s", len(p.rows), p.ex.describe()))
 	}
 	return p.rows[0]
 }
@@ -108,61 +149,50 @@ func resumeAnchors(n int) []int {
 	return out
 }
 
-// pageFlagProblems checks the flags of the pages of a walk made from an end
-// of the listing, given how many rows precede and follow each page. It
-// calls report with the page's position (first, middle, last) and the
-// problem.
-func pageFlagProblems(w *walk, backward bool, report func(pos string, ex *exchange, msg string)) {
-	total := 0
-	for _, p := range w.pages {
-		total += len(p.rows)
-	}
-	seen := 0
+// pageFlagProblems checks the flags of a walk's pages against where the
+// reference (the forward walk) puts their rows, so that a wrong flag that
+// ended the walk early is still seen. Only pages at the position pos
+// (first, middle, last; "" for all) are judged; it returns how many were.
+// Pages whose rows the reference does not hold (rows that arrived since,
+// or beyond the reference's reach) are not judged.
+func pageFlagProblems(w *walk, ref listingRef, backward bool, pos string, report func(pos string, ex *exchange, msg string)) int {
+	judged := 0
 	for i, p := range w.pages {
 		if len(p.rows) == 0 {
 			continue
 		}
-		fetchedBefore := seen
-		seen += len(p.rows)
-		fetchedAfter := total - seen
-		// Rows not fetched lie beyond the walk's far end when it was cut
-		// short.
-		beyond := !w.complete
-		// Forward: rows before = fetched before; rows after = fetched after
-		// or beyond. Backward (from the end): mirrored.
-		rowsBefore, rowsAfter := fetchedBefore > 0, fetchedAfter > 0 || beyond
-		if backward {
-			rowsBefore, rowsAfter = fetchedAfter > 0 || beyond, fetchedBefore > 0
+		first, okFirst := ref.index[p.rows[0].ident]
+		last, okLast := ref.index[p.rows[len(p.rows)-1].ident]
+		if !okFirst || !okLast {
+			continue
 		}
-		pos := "middle"
-		lastWithRows := true
-		for _, q := range w.pages[i+1:] {
-			if len(q.rows) > 0 {
-				lastWithRows = false
-			}
-		}
+		rowsBefore := first > 0
+		rowsAfter := last < len(ref.rows)-1 || !ref.complete
+		at := "middle"
 		switch {
-		case i == 0:
-			pos = "first"
-		case lastWithRows && w.complete:
-			pos = "last"
+		case !rowsBefore:
+			at = "first"
+		case !rowsAfter:
+			at = "last"
 		}
-		if backward {
-			// A backward walk's first page is the listing's last page.
-			switch pos {
-			case "first":
-				pos = "last"
-			case "last":
-				pos = "first"
-			}
+		if pos != "" && at != pos {
+			continue
+		}
+		judged++
+		// A page holding the newest row may now have newer rows before it
+		// when rows arrived since the reference walk; only the reference
+		// walk itself is sure of it.
+		if !rowsBefore && p.info.hasPrev && w != nil && backward {
+			rowsBefore = true
 		}
 		if p.info.hasPrev != rowsBefore {
-			report(pos, p.ex, fmt.Sprintf("page %d of the %s: hasPreviousPage is %v, but rows %s precede it", i+1, w.what, p.info.hasPrev, yesNo(rowsBefore)))
+			report(at, p.ex, fmt.Sprintf("page %d of the %s (%s to %s): hasPreviousPage is %v, but rows %s precede it", i+1, w.what, p.rows[0].ident, p.rows[len(p.rows)-1].ident, p.info.hasPrev, yesNo(rowsBefore)))
 		}
 		if p.info.hasNext != rowsAfter {
-			report(pos, p.ex, fmt.Sprintf("page %d of the %s: hasNextPage is %v, but rows %s follow it", i+1, w.what, p.info.hasNext, yesNo(rowsAfter)))
+			report(at, p.ex, fmt.Sprintf("page %d of the %s (%s to %s): hasNextPage is %v, but rows %s follow it", i+1, w.what, p.rows[0].ident, p.rows[len(p.rows)-1].ident, p.info.hasNext, yesNo(rowsAfter)))
 		}
 	}
+	return judged
 }
 
 func yesNo(b bool) string {

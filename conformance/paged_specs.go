@@ -13,21 +13,25 @@ import (
 // they share its walks. The schema rules run last, over every answer the
 // container received.
 func describePaged(l *pagedListing, extra func(st *pagedState)) bool {
-	return Describe(l.label, Label(l.label), Ordered, ContinueOnFailure, func() {
+	return scope(l.label, Ordered, ContinueOnFailure, func() {
 		st := &pagedState{l: l}
 		BeforeAll(st.setUp)
 
-		Context("pagination", Label("pagination"), func() {
+		area("pagination", func() {
 			pagingRules(st)
 		})
 		if extra != nil {
 			extra(st)
 		}
-		Context("errors", Label("errors"), func() {
+		area("errors", func() {
 			pagedErrorRules(st)
 		})
-		Context("schema", Label("schema"), func() {
-			schemaRules(st.l.schema, st.l.path, func() *client { return st.c }, true)
+		area("schema", func() {
+			var newest func() (uint64, *exchange, bool)
+			if l.blockField != "" {
+				newest = st.newestBlock
+			}
+			schemaRules(l.schema, l.path, l.cite, func() *client { return st.c }, true, newest)
 		})
 	})
 }
@@ -42,18 +46,20 @@ var (
 func pagingRules(st *pagedState) {
 	l := st.l
 
-	It("a forward walk (first/after) never repeats a row", func() {
+	rule("a forward walk (first/after) never repeats a row", citeForward, func() {
 		rows := st.rows(1)
+		v := newVerdict("every row once in a walk over the listing")
+		v.judged(len(rows))
 		if msg, i := repeats(rows); msg != "" {
-			v := newVerdict("every row once in a walk over the listing")
 			v.add(st.fwd.pageOf(i).ex, "the %s repeats rows:\n%s\n  the first repeat is on this page:", st.fwd.what, msg)
-			v.check()
 		}
+		v.check()
 	})
 
-	It("forward (first/after) and backward (last/before) walks return the same rows in the same order", func() {
+	rule("forward (first/after) and backward (last/before) walks return the same rows in the same order", citeBackward, func() {
 		rows := st.rows(1)
 		v := newVerdict("paging backwards from the end gives the rows of the forward walk, none lost or repeated")
+		v.judged(len(rows))
 		if st.fwd.complete {
 			failWalk(st.bwd)
 			got, _ := st.cut.settle(st.bwd.rows)
@@ -66,16 +72,15 @@ func pagingRules(st *pagedState) {
 	})
 
 	if l.ordered {
-		It(fmt.Sprintf("rows are newest first: %s never increases from row to row", l.primary), func() {
-			rows := st.rows(2)
+		rule(fmt.Sprintf("rows are newest first: %s never increases from row to row", l.primary), citeNewest, func() {
+			st.rows(2)
 			v := newVerdict("rows in newest-first order by %s (the default, newestFirst=true)", l.primary)
 			orderProblems(v, st.fwd, func(a, b row) bool { return a.key.num >= b.key.num }, l.primary+" increases")
 			v.check()
-			_ = rows
 		})
 
 		if l.secondary != "" {
-			It(fmt.Sprintf("rows with the same %s are ordered by %s ascending, and no two rows share a key", l.primary, l.secondary), Label("strict"), func() {
+			rule(fmt.Sprintf("rows with the same %s are ordered by %s ascending, and no two rows share a key", l.primary, l.secondary), should, func() {
 				st.rows(2)
 				v := newVerdict("rows strictly in order: %s descending, then %s ascending", l.primary, l.secondary)
 				orderProblems(v, st.fwd, func(a, b row) bool { return l.compare(a.key, b.key) < 0 }, "out of order")
@@ -83,41 +88,58 @@ func pagingRules(st *pagedState) {
 			})
 		}
 
-		It("newestFirst=true is the default", func() {
+		rule("newestFirst=true is the default", citeNewest, func() {
 			st.rows(1)
 			v := newVerdict("pagination.newestFirst=true to give the same page as no newestFirst")
 			p := st.mustPage(url.Values{"pagination.first": {strconv.Itoa(st.size)}, "pagination.newestFirst": {"true"}})
 			want := st.fwd.pages[0]
 			got, arrived := st.cut.settle(p.rows)
+			v.judged(len(got))
 			if d := diffPrefix("newestFirst=true page", got, !arrived, "default page", want.rows, true); d != "" {
 				v.add(p.ex, "%s", d)
 			}
 			v.check()
 		})
 
-		It("newestFirst=false returns the same rows in exactly the reverse order", func() {
+		rule(fmt.Sprintf("newestFirst=false returns the rows oldest first: %s never decreases from row to row, and no row is lost or added", l.primary), citeNewest, func() {
 			st.rows(1)
 			failWalk(st.asc, st.bwd)
-			v := newVerdict("the newestFirst=false listing to be the newestFirst=true listing reversed")
+			v := newVerdict("the newestFirst=false listing to hold the rows of the default listing, oldest first by %s", l.primary)
+			orderProblems(v, st.asc, func(a, b row) bool { return a.key.num <= b.key.num }, l.primary+" decreases")
+			got, _ := st.cut.settle(st.asc.rows)
+			want, _ := st.cut.settle(reversed(st.bwd.rows))
+			v.judged(len(got))
+			if d := sameRows(st.asc.what, got, st.asc.complete, "reversed "+st.bwd.what, want, st.bwd.complete); d != "" {
+				v.add(st.asc.pages[0].ex, "%s\n  the walk's first page:", d)
+			}
+			v.check()
+		})
+
+		rule("newestFirst=false returns the same rows in exactly the reverse order, ties included", should, func() {
+			st.rows(1)
+			failWalk(st.asc, st.bwd)
+			v := newVerdict("the newestFirst=false listing to be the newestFirst=true listing reversed, rows that share a %s included", l.primary)
 			want, _ := st.cut.settle(reversed(st.bwd.rows))
 			got, _ := st.cut.settle(st.asc.rows)
+			v.judged(len(got))
 			if d := diffPrefix(st.asc.what, got, st.asc.complete, "reversed "+st.bwd.what, want, st.bwd.complete); d != "" {
 				v.add(st.asc.pages[0].ex, "%s\n  the walk's first page:", d)
 			}
 			v.check()
 		})
 	} else {
-		It("rows are in key order A to Z", Label("strict"), func() {
+		rule("rows are in key order A to Z", should, func() {
 			st.rows(2)
 			v := newVerdict("network parameters in key order, A to Z")
 			orderProblems(v, st.fwd, func(a, b row) bool { return a.key.str < b.key.str }, "out of key order")
 			v.check()
 		})
 
-		It("newestFirst=false is ignored: rows stay in key order", Label("strict"), func() {
+		rule("newestFirst=false is ignored: rows stay in key order", should, func() {
 			rows := st.rows(1)
 			failWalk(st.asc)
 			v := newVerdict("the same rows whatever newestFirst says, as network parameters have no age")
+			v.judged(len(st.asc.rows))
 			if d := diffPrefix(st.asc.what, st.asc.rows, st.asc.complete, st.fwd.what, rows, st.fwd.complete); d != "" {
 				v.add(st.asc.pages[0].ex, "%s\n  the walk's first page:", d)
 			}
@@ -125,11 +147,12 @@ func pagingRules(st *pagedState) {
 		})
 	}
 
-	It("a request without pagination parameters starts with the listing's first rows", func() {
+	rule("a request without pagination parameters starts with the listing's first rows", citeNewest, func() {
 		rows := st.rows(1)
 		v := newVerdict("the first rows of the listing in default order")
 		p := st.mustPage(nil)
 		got, arrived := st.cut.settle(p.rows)
+		v.judged(len(got))
 		if len(p.rows) == 0 {
 			v.add(p.ex, "the page is empty, but the listing has rows")
 		} else if d := diffPrefix("page without parameters", got, !p.info.hasNext && !arrived, st.fwd.what, rows, st.fwd.complete); d != "" {
@@ -138,9 +161,10 @@ func pagingRules(st *pagedState) {
 		v.check()
 	})
 
-	It("first=N returns N rows while enough rows remain", func() {
+	rule("first=N returns N rows while enough rows remain", citeForward, func() {
 		rows := st.rows(1)
 		v := newVerdict("pagination.first=N to give exactly N rows, or every remaining row when fewer remain")
+		v.judged(len(st.fwd.pages))
 		for i, p := range st.fwd.pages {
 			final := i == len(st.fwd.pages)-1 && st.fwd.complete
 			if len(p.rows) != st.size && !(final && len(p.rows) < st.size) {
@@ -152,6 +176,7 @@ func pagingRules(st *pagedState) {
 				break
 			}
 			p := st.mustPage(url.Values{"pagination.first": {strconv.Itoa(n)}})
+			v.judged(1)
 			if len(p.rows) != n {
 				v.add(p.ex, "pagination.first=%d gave %d rows", n, len(p.rows))
 			}
@@ -159,14 +184,15 @@ func pagingRules(st *pagedState) {
 		v.check()
 	})
 
-	It("last=N returns N rows while enough rows remain", func() {
+	rule("last=N returns N rows while enough rows remain", citeBackward, func() {
 		rows := st.rows(1)
 		failWalk(st.bwd)
 		v := newVerdict("pagination.last=N to give exactly N rows, or every remaining row when fewer remain")
+		v.judged(len(st.bwd.pages))
 		for i, p := range st.bwd.pages {
 			final := i == len(st.bwd.pages)-1 && st.bwd.complete
-			if len(p.rows) != st.size && !(final && len(p.rows) < st.size) {
-				v.add(p.ex, "page %d of the %s has %d rows, want %d", i+1, st.bwd.what, len(p.rows), st.size)
+			if len(p.rows) != st.bsize && !(final && len(p.rows) < st.bsize) {
+				v.add(p.ex, "page %d of the %s has %d rows, want %d", i+1, st.bwd.what, len(p.rows), st.bsize)
 			}
 		}
 		for _, n := range []int{1, 2, 3} {
@@ -174,6 +200,7 @@ func pagingRules(st *pagedState) {
 				break
 			}
 			p := st.mustPage(url.Values{"pagination.last": {strconv.Itoa(n)}})
+			v.judged(1)
 			if len(p.rows) != n {
 				v.add(p.ex, "pagination.last=%d gave %d rows", n, len(p.rows))
 			}
@@ -181,7 +208,7 @@ func pagingRules(st *pagedState) {
 		v.check()
 	})
 
-	It("startCursor and endCursor are the cursors of the page's first and last edges", func() {
+	rule("startCursor and endCursor are the cursors of the page's first and last edges", citeCursors, func() {
 		st.rows(1)
 		v := newVerdict("pageInfo.startCursor = cursor of the first edge, pageInfo.endCursor = cursor of the last edge")
 		for _, w := range []*walk{st.fwd, st.bwd, st.asc} {
@@ -189,6 +216,7 @@ func pagingRules(st *pagedState) {
 				if len(p.rows) == 0 {
 					continue
 				}
+				v.judged(1)
 				first, last := p.rows[0].cursor, p.rows[len(p.rows)-1].cursor
 				if p.info.startCursor != first || p.info.endCursor != last {
 					v.add(p.ex, "page %d of the %s: startCursor %q and endCursor %q, but the edges' cursors run from %q to %q",
@@ -199,11 +227,14 @@ func pagingRules(st *pagedState) {
 		v.check()
 	})
 
+	// The flags of a page are judged against the forward walk, which says
+	// where the page's rows stand in the listing: a flag that ends a walk
+	// too early cannot hide its own mistake.
 	flagRule := func(pos, text string) {
-		It(text, func() {
+		rule(text, citePageInfo, func() {
 			rows := st.rows(1)
 			v := newVerdict("hasNextPage true exactly when rows follow the page, hasPreviousPage true exactly when rows precede it (%s page)", pos)
-			found := false
+			ref := st.reference()
 			report := func(p string, ex *exchange, msg string) {
 				if p == pos {
 					v.add(ex, "%s", msg)
@@ -211,17 +242,22 @@ func pagingRules(st *pagedState) {
 			}
 			for _, w := range []*walk{st.fwd, st.asc} {
 				failWalk(w)
-				pageFlagProblems(w, false, report)
-				found = found || hasPosition(w, pos)
+				ordered := w
+				if w == st.asc && st.l.ordered {
+					ordered = nil // its order is the reverse of the reference's
+				}
+				if ordered != nil {
+					v.judged(pageFlagProblems(w, ref, false, pos, report))
+				}
 			}
-			if pos == "last" && !st.fwd.complete {
-				// The walk did not reach the end: fetch the last page
-				// forwards from the row before it.
-				found = true
-				lastPageProblems(st, v)
+			switch pos {
+			case "first":
+				v.judged(exactFitProblems(st, v, false))
+			case "last":
+				v.judged(exactFitProblems(st, v, true))
 			}
-			if pos == "middle" && !found {
-				skipf("the %s listing has %d rows: the walks have no middle page", l.label, len(rows))
+			if pos == "middle" {
+				v.noneBecause("the %s listing has %d rows: the walks have no middle page", l.label, len(rows))
 			}
 			v.check()
 		})
@@ -230,17 +266,22 @@ func pagingRules(st *pagedState) {
 	flagRule("middle", "middle pages have hasPreviousPage and hasNextPage true")
 	flagRule("last", "the last page has hasNextPage false, and hasPreviousPage true when rows precede it")
 
-	It("pages fetched backwards (last/before) have hasPreviousPage and hasNextPage true exactly when rows precede and follow them", func() {
+	rule("pages fetched backwards (last/before) have hasPreviousPage and hasNextPage true exactly when rows precede and follow them", citePageInfo, func() {
 		st.rows(1)
 		failWalk(st.bwd)
-		v := newVerdict("the same meaning of hasNextPage and hasPreviousPage when paging backwards")
-		pageFlagProblems(st.bwd, true, func(_ string, ex *exchange, msg string) { v.add(ex, "%s", msg) })
+		v := newVerdict("the same meaning of hasNextPage and hasPreviousPage when paging backwards, on at least three backward pages")
+		ref := st.reference()
+		v.judged(pageFlagProblems(st.bwd, ref, true, "", func(_ string, ex *exchange, msg string) { v.add(ex, "%s", msg) }))
+		if len(st.bwd.pages) < 3 && len(ref.rows) >= 3 && v.ok() {
+			v.add(st.bwd.pages[len(st.bwd.pages)-1].ex, "the %s ended after %d page(s), but the listing holds %d rows: the last page's hasPreviousPage ended it early", st.bwd.what, len(st.bwd.pages), len(ref.rows))
+		}
 		v.check()
 	})
 
-	It("the empty pages beyond either end have no edges, hasNextPage false after the last row and hasPreviousPage false before the first", func() {
+	rule("the empty pages beyond either end have no edges, hasNextPage false after the last row and hasPreviousPage false before the first", citePageInfo, func() {
 		rows := st.rows(1)
 		v := newVerdict("an empty page with no further page in its direction")
+		v.judged(2)
 		last := st.lastRow()
 		p := st.mustPage(url.Values{"pagination.first": {strconv.Itoa(st.size)}, "pagination.after": {last.cursor}})
 		if len(p.rows) != 0 {
@@ -259,9 +300,10 @@ func pagingRules(st *pagedState) {
 		v.check()
 	})
 
-	It("an empty page has empty cursors and says rows exist on its anchor's side", Label("strict"), func() {
+	rule("an empty page has empty cursors and says rows exist on its anchor's side", should, func() {
 		rows := st.rows(1)
 		v := newVerdict(`startCursor and endCursor "" on an empty page, and hasPreviousPage (after the last row) or hasNextPage (before the first row) true`)
+		v.judged(2)
 		last := st.lastRow()
 		p := st.mustPage(url.Values{"pagination.first": {strconv.Itoa(st.size)}, "pagination.after": {last.cursor}})
 		if p.info.startCursor != "" || p.info.endCursor != "" || !p.info.hasPrev {
@@ -276,13 +318,14 @@ func pagingRules(st *pagedState) {
 		v.check()
 	})
 
-	It("after=C with first=N resumes with the N rows right after C", func() {
+	rule("after=C with first=N resumes with the N rows right after C", citeForward, func() {
 		rows := st.rows(2)
 		v := newVerdict("pagination.after=C&pagination.first=N to give the N rows that follow C in the listing")
 		k := min(3, st.size)
 		for _, i := range resumeAnchors(len(rows)) {
 			want := rows[i+1 : min(len(rows), i+1+k)]
 			p := st.mustPage(url.Values{"pagination.first": {strconv.Itoa(k)}, "pagination.after": {rows[i].cursor}})
+			v.judged(1)
 			complete := st.fwd.complete || i+1+k <= len(rows)
 			if d := diffPrefix("page after "+rows[i].ident, p.rows, true, "forward walk", want, complete); d != "" {
 				v.add(p.ex, "%s", d)
@@ -291,7 +334,7 @@ func pagingRules(st *pagedState) {
 		v.check()
 	})
 
-	It("before=C with last=N resumes with the N rows right before C", func() {
+	rule("before=C with last=N resumes with the N rows right before C", citeBackward, func() {
 		rows := st.rows(2)
 		v := newVerdict("pagination.before=C&pagination.last=N to give the N rows that precede C in the listing")
 		k := min(3, st.size)
@@ -302,6 +345,7 @@ func pagingRules(st *pagedState) {
 			}
 			want := rows[max(0, i-k):i]
 			p := st.mustPage(url.Values{"pagination.last": {strconv.Itoa(k)}, "pagination.before": {rows[i].cursor}})
+			v.judged(1)
 			got, _ := st.cut.settle(p.rows)
 			if d := diffPrefix("page before "+rows[i].ident, got, true, "forward walk", want, true); d != "" {
 				v.add(p.ex, "%s", d)
@@ -310,9 +354,10 @@ func pagingRules(st *pagedState) {
 		v.check()
 	})
 
-	It("a cursor without a count pages in its direction with the default page size", Label("strict"), func() {
+	rule("a cursor without a count pages in its direction with the default page size", should, func() {
 		rows := st.rows(3)
 		v := newVerdict("pagination.after=C alone to give the rows after C, pagination.before=C alone the rows before C")
+		v.judged(2)
 		i := len(rows) / 2
 		p := st.mustPage(url.Values{"pagination.after": {rows[i].cursor}})
 		after := rows[i+1:]
@@ -334,7 +379,7 @@ func pagingRules(st *pagedState) {
 		v.check()
 	})
 
-	It("a row keeps its cursor whatever the page size and direction", Label("strict"), func() {
+	rule("a row keeps its cursor whatever the page size and direction", should, func() {
 		st.rows(1)
 		v := newVerdict("the same cursor for the same row in every answer")
 		p := st.mustPage(url.Values{"pagination.first": {"3"}})
@@ -344,6 +389,9 @@ func pagingRules(st *pagedState) {
 		}
 		check := func(what string, ex *exchange, rows []row) {
 			for _, r := range rows {
+				if _, ok := cursors[r.ident]; ok {
+					v.judged(1)
+				}
 				if c, ok := cursors[r.ident]; ok && c != r.cursor {
 					v.add(ex, "%s has cursor %q in the %s but %q in the forward walk", r.ident, r.cursor, what, c)
 					return
@@ -358,44 +406,58 @@ func pagingRules(st *pagedState) {
 	})
 }
 
-// hasPosition reports whether a walk has a page at the position.
-func hasPosition(w *walk, pos string) bool {
-	n := 0
-	for _, p := range w.pages {
-		if len(p.rows) > 0 {
-			n++
-		}
-	}
-	switch pos {
-	case "middle":
-		return n >= 3
-	case "last":
-		return w.complete && n >= 1
-	}
-	return n >= 1
-}
-
-// lastPageProblems fetches the listing's last page forwards when the walk did
-// not reach it: last=size+1 finds the row before the last page.
-func lastPageProblems(st *pagedState, v *verdict) {
+// exactFitProblems constructs the pages whose flags are easiest to get
+// wrong and checks them: the listing's last page asked for with exactly as
+// many rows as remain (last: hasNextPage must be false), or its first page
+// asked for backwards with exactly as many rows as precede the anchor
+// (first: hasPreviousPage must be false). It returns the pages judged.
+func exactFitProblems(st *pagedState, v *verdict, last bool) int {
 	GinkgoHelper()
-	tail := st.mustPage(url.Values{"pagination.last": {strconv.Itoa(st.size + 1)}})
-	if len(tail.rows) < 2 {
-		v.add(tail.ex, "pagination.last=%d gave %d rows, but the listing has more than %d", st.size+1, len(tail.rows), len(st.fwd.rows))
-		return
+	rows := st.fwd.rows
+	if last {
+		// The row before the last k rows, and the k rows after it.
+		tail := st.mustPage(url.Values{"pagination.last": {strconv.Itoa(st.size)}})
+		if len(tail.rows) == 0 {
+			v.add(tail.ex, "pagination.last=%d gave no rows, but the listing has %d", st.size, len(rows))
+			return 1
+		}
+		before := st.mustPage(url.Values{"pagination.last": {"1"}, "pagination.before": {tail.rows[0].cursor}})
+		if len(before.rows) == 0 {
+			return 0 // the listing fits in one page: no row precedes its tail
+		}
+		k := len(tail.rows)
+		p := st.mustPage(url.Values{"pagination.first": {strconv.Itoa(k)}, "pagination.after": {before.rows[0].cursor}})
+		if p.info.hasNext {
+			v.add(p.ex, "the listing's last %d rows, asked for with exactly pagination.first=%d after %s, say hasNextPage true", len(p.rows), k, before.rows[0].ident)
+		}
+		if !p.info.hasPrev {
+			v.add(p.ex, "the listing's last page says hasPreviousPage false, but %s precedes it", before.rows[0].ident)
+		}
+		return 1
 	}
-	p := st.mustPage(url.Values{"pagination.first": {strconv.Itoa(st.size)}, "pagination.after": {tail.rows[0].cursor}})
-	if p.info.hasNext {
-		v.add(p.ex, "the last page (the %d rows after %s) says hasNextPage true", len(p.rows), tail.rows[0].ident)
+	// The first k rows, asked for backwards from the row after them.
+	k := min(st.size, len(rows)-1)
+	if k < 1 {
+		return 0
 	}
-	if !p.info.hasPrev {
-		v.add(p.ex, "the last page says hasPreviousPage false, but %s precedes it", tail.rows[0].ident)
+	p := st.mustPage(url.Values{"pagination.last": {strconv.Itoa(k)}, "pagination.before": {rows[k].cursor}})
+	got, arrived := st.cut.settle(p.rows)
+	if arrived {
+		return 0 // rows that arrived since the walk now lead the listing
 	}
+	if p.info.hasPrev {
+		v.add(p.ex, "the listing's first %d rows, asked for with exactly pagination.last=%d before %s, say hasPreviousPage true", len(got), k, rows[k].ident)
+	}
+	if !p.info.hasNext {
+		v.add(p.ex, "the listing's first page, asked for backwards, says hasNextPage false, but %s follows it", rows[k].ident)
+	}
+	return 1
 }
 
 // orderProblems checks that each row of a walk stands in the right relation
 // to the next.
 func orderProblems(v *verdict, w *walk, inOrder func(a, b row) bool, what string) {
+	v.judged(max(0, len(w.rows)-1))
 	for i := 1; i < len(w.rows); i++ {
 		a, b := w.rows[i-1], w.rows[i]
 		if a.keyErr != nil || b.keyErr != nil {

@@ -231,9 +231,9 @@ func ruleID(labels []string) string {
 	return ""
 }
 
-// nextIDs assigns IDs to rules the registry does not list, and marks
-// retired the registry's rules the suite no longer has. It returns the new
-// registry text. IDs already published never change.
+// nextIDs assigns IDs to rules the registry does not list (setting them in
+// rules), and marks retired the registry's rules the suite no longer has.
+// It returns the new registry text. IDs already published never change.
 func nextIDs(rules []Rule) (string, error) {
 	reg := ruleRegistry()
 	if reg.err != nil {
@@ -248,7 +248,7 @@ func nextIDs(rules []Rule) (string, error) {
 		p := m[1] + "-" + m[2]
 		used[p] = max(used[p], n)
 	}
-	for _, r := range rules {
+	for i, r := range rules {
 		if r.ID != unassigned {
 			current[r.ID] = true
 			continue
@@ -261,6 +261,7 @@ func nextIDs(rules []Rule) (string, error) {
 		id := fmt.Sprintf("%s-%03d", p, used[p])
 		entries = append(entries, idEntry{id: id, scope: r.Listing, area: r.Area, text: r.Text})
 		current[id] = true
+		rules[i].ID = id
 	}
 	var b strings.Builder
 	b.WriteString("# Rule IDs of the conformance suite: ID, scope, area, rule text (tab-separated).\n")

@@ -1,10 +1,13 @@
 package conformance
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,7 +27,7 @@ const SuiteDescription = "Chain data query API conformance"
 // Listings and Areas are the labels every rule carries one of each.
 var (
 	Listings = []string{"games", "snapshots", "key-rotations", "network-parameters", "transactions"}
-	Areas    = []string{"schema", "pagination", "filters", "epochs", "errors"}
+	Areas    = []string{"schema", "pagination", "filters", "epochs", "errors", "limits"}
 )
 
 // StrictLabel marks the rules that only docs/behaviour.md decides (SHOULD);
@@ -53,16 +56,26 @@ func activeConfig() Config {
 // RunOptions says how Run reports.
 type RunOptions struct {
 	// JUnitFile, when set, receives a JUnit XML report with one test case
-	// per rule.
+	// per rule, named by its ID.
 	JUnitFile string
-	// JSONReportFile, when set, receives Ginkgo's JSON report.
+	// JSONReportFile, when set, receives Ginkgo's JSON report (each rule's
+	// ID is among its labels; its level, citation and cases judged are
+	// report entries).
 	JSONReportFile string
+	// HTMLReportFile, when set, receives one self-contained HTML page.
+	HTMLReportFile string
 	// LabelFilter selects rules by label, in Ginkgo's syntax (for example
-	// "games && pagination", "!strict").
+	// "games && pagination", "!strict", "GAMES-PAG-003").
 	LabelFilter string
+	// Waivers excuse known failures (see LoadWaivers). Expired waivers are
+	// not applied and fail the run.
+	Waivers []Waiver
+	// FailOnSkip makes a skipped rule fail the run.
+	FailOnSkip bool
 	// Verbose prints every rule as it runs, not only the failures.
 	Verbose bool
-	// Output receives Ginkgo's report; nil means standard output.
+	// Output receives Ginkgo's report and the summary; nil means standard
+	// output.
 	Output io.Writer
 }
 
@@ -86,18 +99,28 @@ type ginkgoT struct{ failed bool }
 
 func (t *ginkgoT) Fail() { t.failed = true }
 
-// Run runs the suite against the deployment cfg names and reports whether
-// every selected rule passed. Ginkgo runs a suite once per process, so Run
-// may be called once. An error means the suite could not run (bad
-// configuration); failed rules are not errors.
-func Run(cfg Config, opts RunOptions) (bool, error) {
+// Run runs the suite against the deployment cfg names and returns its
+// summary; the run passes when Summary.Passed says so. Ginkgo runs a suite
+// once per process, so Run may be called once. An error means the suite
+// could not run (bad configuration) or a report could not be written;
+// failed rules are not errors.
+func Run(cfg Config, opts RunOptions) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
-		return false, fmt.Errorf("conformance: %w", err)
+		return nil, fmt.Errorf("conformance: %w", err)
 	}
 	if err := CheckLabelFilter(opts.LabelFilter); err != nil {
-		return false, fmt.Errorf("conformance: %w", err)
+		return nil, fmt.Errorf("conformance: %w", err)
 	}
+	rules, err := Rules()
+	if err != nil {
+		return nil, fmt.Errorf("conformance: %w", err)
+	}
+	if err := checkWaivers(opts.Waivers, rules); err != nil {
+		return nil, fmt.Errorf("conformance: waivers: %w", err)
+	}
+	started := time.Now()
 	setActiveConfig(cfg)
+	setWaivers(opts.Waivers, started)
 	out := opts.Output
 	if out == nil {
 		out = os.Stdout
@@ -109,6 +132,7 @@ func Run(cfg Config, opts RunOptions) (bool, error) {
 
 	suiteConfig, reporterConfig := GinkgoConfiguration()
 	suiteConfig.LabelFilter = opts.LabelFilter
+	suiteConfig.FocusStrings, suiteConfig.SkipStrings = nil, nil
 	suiteConfig.Timeout = 2 * time.Hour
 	suiteConfig.RandomizeAllSpecs = false
 	reporterConfig.NoColor = !isTerminal(out)
@@ -116,33 +140,129 @@ func Run(cfg Config, opts RunOptions) (bool, error) {
 	reporterConfig.Succinct = false
 	reporterConfig.JUnitReport, reporterConfig.JSONReport = "", ""
 
-	if opts.JUnitFile != "" || opts.JSONReportFile != "" {
-		ReportAfterSuite("conformance reports", func(r Report) {
-			if err := writeReports(r, opts); err != nil {
-				Fail(err.Error())
-			}
-		})
+	summary := &Summary{
+		BaseURL: cfg.BaseURL, TransactionsURL: cfg.withDefaults().TransactionsURL,
+		LabelFilter: opts.LabelFilter, Started: started, FailOnSkip: opts.FailOnSkip,
+		ExpiredWaivers: ExpiredWaivers(opts.Waivers, started),
 	}
-	RegisterFailHandler(Fail)
+	var reportErr error
+	ReportAfterSuite("conformance reports", func(r Report) {
+		summary.Duration = time.Since(started)
+		summary.Traffic = CurrentTraffic()
+		summary.Rules = ruleResults(rules, r)
+		reportErr = writeReports(r, summary, opts)
+	})
+	RegisterFailHandler(ruleFail)
 	t := &ginkgoT{}
-	passed := RunSpecs(t, SuiteDescription, suiteConfig, reporterConfig)
-	return passed && !t.failed, nil
+	RunSpecs(t, SuiteDescription, suiteConfig, reporterConfig)
+	WriteSummary(out, summary)
+	if reportErr != nil {
+		return summary, reportErr
+	}
+	return summary, nil
 }
 
-func writeReports(r Report, opts RunOptions) error {
+// ruleResults reads each rule's outcome from Ginkgo's report.
+func ruleResults(rules []Rule, r Report) []RuleResult {
+	byID := map[string]types.SpecReport{}
+	for _, s := range r.SpecReports {
+		if s.LeafNodeType == types.NodeTypeIt {
+			byID[ruleID(s.Labels())] = s
+		}
+	}
+	out := make([]RuleResult, len(rules))
+	for i, rule := range rules {
+		res := RuleResult{Rule: rule, State: StateNotRun}
+		s, ok := byID[rule.ID]
+		if ok {
+			res.Duration = s.RunTime
+			for _, e := range s.ReportEntries {
+				switch e.Name {
+				case entryOutcome:
+					var o outcome
+					if entryValue(e, &o) {
+						res.Want, res.Cases = o.Want, o.Cases
+					}
+				case entryWaived:
+					var w Waiver
+					if entryValue(e, &w) {
+						res.Waiver = &w
+					}
+				}
+			}
+			res.Message = s.Failure.Message
+			switch {
+			case s.State.Is(types.SpecStateFailureStates):
+				res.State = StateFailed
+			case s.State == types.SpecStatePassed:
+				res.State = StatePassed
+			case s.State == types.SpecStateSkipped && res.Waiver != nil:
+				res.State = StateWaived
+			case s.State == types.SpecStateSkipped && s.Failure.Message != "":
+				res.State = StateSkipped
+			}
+		}
+		out[i] = res
+	}
+	return out
+}
+
+// entryValue reads a report entry's value into dst: the value itself in
+// the process that added it, else its JSON.
+func entryValue[T any](e types.ReportEntry, dst *T) bool {
+	if v, ok := e.GetRawValue().(T); ok {
+		*dst = v
+		return true
+	}
+	return json.Unmarshal([]byte(e.Value.AsJSON), dst) == nil && e.Value.AsJSON != ""
+}
+
+func writeReports(r Report, s *Summary, opts RunOptions) error {
+	var errs []error
 	if opts.JSONReportFile != "" {
 		if err := reporters.GenerateJSONReport(r, opts.JSONReportFile); err != nil {
-			return fmt.Errorf("write JSON report %s: %w", opts.JSONReportFile, err)
+			errs = append(errs, fmt.Errorf("write JSON report %s: %w", opts.JSONReportFile, err))
 		}
 	}
 	if opts.JUnitFile != "" {
-		err := reporters.GenerateJUnitReportWithConfig(r, opts.JUnitFile, reporters.JunitReportConfig{
-			OmitSuiteSetupNodes: true,
-			OmitLeafNodeType:    true,
-		})
-		if err != nil {
-			return fmt.Errorf("write JUnit report %s: %w", opts.JUnitFile, err)
+		if err := writeFile(opts.JUnitFile, func(w io.Writer) error { return WriteJUnit(w, s) }); err != nil {
+			errs = append(errs, fmt.Errorf("write JUnit report: %w", err))
 		}
+	}
+	if opts.HTMLReportFile != "" {
+		if err := writeFile(opts.HTMLReportFile, func(w io.Writer) error { return WriteHTMLReport(w, s) }); err != nil {
+			errs = append(errs, fmt.Errorf("write HTML report: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeFile writes a report to a temporary file beside path and renames it
+// into place, so that a failed write leaves the previous report intact.
+func writeFile(path string, write func(io.Writer) error) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer os.Remove(f.Name())
+	w := bufio.NewWriter(f)
+	if err := write(w); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
@@ -182,29 +302,44 @@ func (r Rule) Level() string {
 	return "MUST"
 }
 
+// scopes are the rule scopes in catalogue order: the listings, then the
+// deployment as a whole.
+func scopes() []string { return append(slices.Clone(Listings), DeploymentLabel) }
+
 // Rules lists the suite's rules without running them: by listing (in the
-// order of Listings), each listing's rules in the order they are defined.
+// order of Listings, then the deployment's), each listing's rules in the
+// order they are defined. It leaves Ginkgo's configuration as it found it.
 func Rules() ([]Rule, error) {
-	suiteConfig, reporterConfig := GinkgoConfiguration()
+	saved, savedReporter := GinkgoConfiguration()
+	suiteConfig, reporterConfig := saved, savedReporter
 	suiteConfig.LabelFilter = ""
 	suiteConfig.FocusStrings, suiteConfig.SkipStrings = nil, nil
 	suiteConfig.FocusFiles, suiteConfig.SkipFiles = nil, nil
 	report := PreviewSpecs(SuiteDescription, suiteConfig, reporterConfig)
+	// PreviewSpecs keeps the configuration it is given; give back the one
+	// the caller (go test's flags, or Run) set.
+	defer PreviewSpecs(SuiteDescription, saved, savedReporter)
 	var rules []Rule
 	var problems []string
 	for _, s := range report.SpecReports {
 		if s.LeafNodeType != types.NodeTypeIt {
 			continue
 		}
-		r := Rule{Text: ruleText(s), Labels: s.Labels()}
+		r := Rule{Text: ruleText(s), Labels: s.Labels(), ID: ruleID(s.Labels())}
 		for _, l := range r.Labels {
 			switch {
-			case slices.Contains(Listings, l):
+			case slices.Contains(scopes(), l):
 				r.Listing = l
 			case slices.Contains(Areas, l):
 				r.Area = l
 			case l == StrictLabel:
 				r.Strict = true
+			}
+		}
+		if m, ok := metaOf(r.ID); ok {
+			r.Cite = m.lvl.cite
+			if m.lvl.strict != r.Strict {
+				problems = append(problems, fmt.Sprintf("rule %s: its strict label disagrees with its level", r.ID))
 			}
 		}
 		if r.Listing == "" || r.Area == "" {
@@ -214,8 +349,9 @@ func Rules() ([]Rule, error) {
 	}
 	// Ginkgo shuffles top-level containers; the catalogue lists the
 	// listings in a fixed order, each listing's rules as they are defined.
+	order := scopes()
 	slices.SortStableFunc(rules, func(a, b Rule) int {
-		return slices.Index(Listings, a.Listing) - slices.Index(Listings, b.Listing)
+		return slices.Index(order, a.Listing) - slices.Index(order, b.Listing)
 	})
 	if len(problems) > 0 {
 		return rules, errors.New(strings.Join(problems, "; "))
@@ -229,7 +365,7 @@ func ruleText(s types.SpecReport) string {
 	parts := append(slices.Clone(s.ContainerHierarchyTexts), s.LeafNodeText)
 	var kept []string
 	for _, p := range parts {
-		if slices.Contains(Listings, p) || slices.Contains(Areas, p) {
+		if slices.Contains(scopes(), p) || slices.Contains(Areas, p) {
 			continue
 		}
 		kept = append(kept, p)
@@ -247,17 +383,73 @@ func WriteCatalogue(w io.Writer, rules []Rule) error {
 			must++
 		}
 	}
+	md := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	b.WriteString("# Conformance rules\n\n")
 	b.WriteString("Generated from the suite by `harness conform --list` (or `go test ./conformance -run TestRuleCatalogue -update`); do not edit.\n\n")
-	fmt.Fprintf(&b, "%d rules: %d MUST (the spec states them), %d SHOULD (only docs/behaviour.md decides them; label `strict`, skipped by `--label-filter '!strict'`).\n", len(rules), must, len(rules)-must)
-	b.WriteString("Each rule is one Ginkgo spec labelled with its listing and area; select with `--label-filter`, e.g. `'games && epochs'`.\n\n")
-	b.WriteString("| # | Listing | Area | Level | Rule |\n|---|---|---|---|---|\n")
-	for i, r := range rules {
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |\n", i+1, r.Listing, r.Area, r.Level(), strings.ReplaceAll(r.Text, "|", `\|`))
+	fmt.Fprintf(&b, "%d rules: %d MUST (the spec states them; each cites the spec text it rests on), %d SHOULD (only docs/behaviour.md decides them; label `strict`, skipped by `--label-filter '!strict'`).\n", len(rules), must, len(rules)-must)
+	b.WriteString("Each rule is one Ginkgo spec labelled with its ID, listing and area; select with `--label-filter`, e.g. `'games && epochs'` or `'GAMES-EPO-001'`.\n")
+	b.WriteString("An ID never changes once published and is never reused: waivers and CI history can rely on it.\n\n")
+	b.WriteString("| ID | Listing | Area | Level | Rule | Spec |\n|---|---|---|---|---|---|\n")
+	for _, r := range rules {
+		cite := ""
+		if r.Cite.Section != "" {
+			cite = fmt.Sprintf("§%s: %q", r.Cite.Section, r.Cite.Quote)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.ID, r.Listing, r.Area, r.Level(), md(r.Text), md(cite))
+	}
+	if retired := retiredRules(); len(retired) > 0 {
+		b.WriteString("\n## Retired rules\n\nTheir IDs stay reserved and are never given to another rule.\n\n| ID | Listing | Area | Rule |\n|---|---|---|---|\n")
+		for _, e := range retired {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", e.id, e.scope, e.area, md(e.text))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	if err != nil {
 		return fmt.Errorf("write catalogue: %w", err)
 	}
 	return nil
+}
+
+// WriteSummary writes the end of a run for a person: each rule that failed,
+// was waived or skipped, one line each with its ID, level and the spec text
+// it rests on, then the totals and the traffic.
+func WriteSummary(w io.Writer, s *Summary) {
+	var b strings.Builder
+	b.WriteString("\nConformance summary\n")
+	for _, state := range []string{StateFailed, StateWaived, StateSkipped} {
+		for _, r := range s.Rules {
+			if r.State != state {
+				continue
+			}
+			fmt.Fprintf(&b, "  %-7s %s %s %s %s: %s", strings.ToUpper(state), r.ID, r.Level(), r.Listing, r.Area, r.Text)
+			if r.Cite.Section != "" {
+				fmt.Fprintf(&b, " [%s]", r.Cite)
+			}
+			switch state {
+			case StateWaived:
+				fmt.Fprintf(&b, " (waived until %s: %s)", r.Waiver.Expires, r.Waiver.Reason)
+			case StateSkipped:
+				fmt.Fprintf(&b, " (%s)", firstLine(r.Message))
+			}
+			b.WriteString("\n")
+		}
+	}
+	for _, wv := range s.ExpiredWaivers {
+		fmt.Fprintf(&b, "  EXPIRED waiver of %s (expired %s: %s): renew it or fix the deployment; the run fails\n", wv.Rule, wv.Expires, wv.Reason)
+	}
+	c := s.Counts()
+	fmt.Fprintf(&b, "Rules: %d passed, %d failed, %d skipped, %d waived, %d not selected; %d cases judged\n", c.Passed, c.Failed, c.Skipped, c.Waived, c.NotRun, s.cases())
+	t := s.Traffic
+	fmt.Fprintf(&b, "Requests: %d sent, %d retried (waited %s), %d refused, in %s\n", t.Requests, t.Retries, t.RetryWait.Round(time.Millisecond), t.Refused, s.Duration.Round(time.Millisecond))
+	verdict := "PASSED"
+	if !s.Passed() {
+		verdict = "FAILED"
+	}
+	fmt.Fprintf(&b, "Verdict: %s\n", verdict)
+	io.WriteString(w, b.String())
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }

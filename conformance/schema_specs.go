@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -20,7 +21,11 @@ const maxViolations = 8
 // schemaRules registers the rules on the wire shape of every answer a
 // container received from its listing's path. They run last in their
 // ordered container so that they see every answer its other rules fetched.
-func schemaRules(schemaName, path string, c func() *client, blockHeaders bool) {
+// The MUST rules judge the spec profile of the schemas (only what the spec
+// states); a SHOULD rule judges the reference profile (the shape the real
+// network writes). blockHeaders adds the rules on the X-Block-* headers, and
+// newestBlock, when set, gives the newest row's block to compare them with.
+func schemaRules(schemaName, path string, cite level, c func() *client, blockHeaders bool, newestBlock func() (uint64, *exchange, bool)) {
 	answers := func() []*exchange {
 		var out []*exchange
 		for _, ex := range c().exchanges() {
@@ -30,9 +35,10 @@ func schemaRules(schemaName, path string, c func() *client, blockHeaders bool) {
 		}
 		return out
 	}
-	It("answers with Content-Type application/json", func() {
+	rule("answers with Content-Type application/json", citeJSON, func() {
 		v := newVerdict("a Content-Type of application/json on every answer")
 		for _, ex := range answers() {
+			v.judged(1)
 			if ct := ex.contentType(); ct != "application/json" {
 				v.add(ex, "Content-Type is %q", ex.header.Get("Content-Type"))
 				if len(v.problems) >= maxProblems {
@@ -44,13 +50,14 @@ func schemaRules(schemaName, path string, c func() *client, blockHeaders bool) {
 	})
 
 	if blockHeaders {
-		It("answers carry the newest block's X-Block-Height and X-Block-Timestamp headers", Label("strict"), func() {
+		rule("answers carry the newest block's X-Block-Height and X-Block-Timestamp headers", should, func() {
 			v := newVerdict("X-Block-Height and X-Block-Timestamp (Unix nanoseconds) headers of digits on every 200 answer")
 			digits := regexp.MustCompile(`^[0-9]+$`)
 			for _, ex := range answers() {
 				if ex.status != 200 {
 					continue
 				}
+				v.judged(1)
 				h, ts := ex.header.Get("X-Block-Height"), ex.header.Get("X-Block-Timestamp")
 				if !digits.MatchString(h) || !digits.MatchString(ts) {
 					v.add(ex, "X-Block-Height is %q and X-Block-Timestamp is %q", h, ts)
@@ -60,27 +67,63 @@ func schemaRules(schemaName, path string, c func() *client, blockHeaders bool) {
 			v.check()
 		})
 	}
+	if blockHeaders && newestBlock != nil {
+		rule("X-Block-Height is never below the block of the newest row the listing has shown", should, func() {
+			v := newVerdict("X-Block-Height at or above the newest row's block: the header names the newest block the data comes from")
+			newest, seenIn, ok := newestBlock()
+			if !ok {
+				skipf("the listing showed no row with a readable block height")
+			}
+			started := false
+			for _, ex := range answers() {
+				started = started || ex == seenIn
+				if !started || ex.status != 200 {
+					continue
+				}
+				h, err := strconv.ParseUint(ex.header.Get("X-Block-Height"), 10, 64)
+				if err != nil {
+					continue // the header rule above reports it
+				}
+				v.judged(1)
+				if h < newest {
+					v.add(ex, "X-Block-Height is %d, but the listing already showed a row of block %d (in the answer below)", h, newest)
+					v.add(seenIn, "the answer with the row of block %d:", newest)
+					break
+				}
+			}
+			v.noneBecause("no answer after the newest row was seen carried a readable X-Block-Height")
+			v.check()
+		})
+	}
 
-	It(fmt.Sprintf("every 200 body validates against the %s schema", schemaName), func() {
-		validator := mustValidator(schemaName)
-		v := newVerdict("every 200 body to match the %s schema (schemas/, JSON paths below)", schemaName)
+	rule(fmt.Sprintf("every 200 body validates against the %s schema (spec profile: the spec's fields, types and enums)", schemaName), cite, func() {
+		validator := mustValidator(schemaName, schemas.Spec)
+		v := newVerdict("every 200 body to match the %s schema, spec profile (schemas/; only what the spec states; JSON paths below)", schemaName)
 		validateAll(v, validator, answers(), func(ex *exchange) bool { return ex.status == 200 })
 		v.check()
 	})
 
-	It("every error body validates against the Error schema", func() {
-		validator := mustValidator("Error")
+	rule(fmt.Sprintf("every 200 body has the reference shape of %s: every field the real network writes, no unknown field", schemaName), should, func() {
+		validator := mustValidator(schemaName, schemas.Reference)
+		v := newVerdict("every 200 body to match the %s schema, reference profile (the exact shape the real network writes)", schemaName)
+		validateAll(v, validator, answers(), func(ex *exchange) bool { return ex.status == 200 })
+		v.check()
+	})
+
+	rule("every error body validates against the Error schema", citeErrorBody, func() {
+		validator := mustValidator("Error", schemas.Spec)
 		v := newVerdict("every non-200 body to be the error body {code, message, details[]} of the Error schema")
 		validateAll(v, validator, answers(), func(ex *exchange) bool { return ex.status != 200 })
+		v.noneBecause("the deployment refused nothing the suite asked of this listing")
 		v.check()
 	})
 }
 
-func mustValidator(name string) *schemas.Validator {
+func mustValidator(name string, p schemas.Profile) *schemas.Validator {
 	GinkgoHelper()
-	validator, err := schemas.Load(name)
+	validator, err := schemas.LoadProfile(name, p)
 	if err != nil {
-		Fail(fmt.Sprintf("load schema %s: %v", name, err))
+		ruleFail(fmt.Sprintf("load schema %s (%s profile): %v", name, p, err))
 	}
 	return validator
 }
@@ -94,6 +137,7 @@ func validateAll(v *verdict, validator *schemas.Validator, exs []*exchange, sele
 		if !selected(ex) {
 			continue
 		}
+		v.judged(1)
 		h := sha256.Sum256(ex.body)
 		if seen[h] {
 			continue

@@ -31,6 +31,9 @@ type Summary struct {
 	Rules []RuleResult
 	// FailOnSkip is set when skipped rules fail the run.
 	FailOnSkip bool
+	// ExpiredWaivers are waivers past their last day: not applied, and
+	// they fail the run.
+	ExpiredWaivers []Waiver
 }
 
 // RuleResult is the outcome of one rule.
@@ -91,7 +94,16 @@ func (s *Summary) Counts() Counts {
 // FailOnSkip, none was skipped. Waived failures do not fail the run.
 func (s *Summary) Passed() bool {
 	c := s.Counts()
-	return c.Failed == 0 && !(s.FailOnSkip && c.Skipped > 0)
+	return c.Failed == 0 && !(s.FailOnSkip && c.Skipped > 0) && len(s.ExpiredWaivers) == 0
+}
+
+// cases is the number of cases every rule judged, together.
+func (s *Summary) cases() int {
+	n := 0
+	for _, r := range s.Rules {
+		n += r.Cases
+	}
+	return n
 }
 
 // Traffic counts the requests of a run.

@@ -18,14 +18,33 @@ type verdict struct {
 	// want says what the rule wants, in words.
 	want     string
 	problems []string
+	// cases counts what the rule judged (pages, rows, requests); a rule
+	// that judged nothing is skipped, never passed.
+	cases int
+	// none says why nothing could be judged, for the skip.
+	none string
+	// refused is a request the deployment refused after every retry (429
+	// or 503): the rule could not be judged.
+	refused *exchange
 }
 
 func newVerdict(want string, args ...any) *verdict {
 	return &verdict{want: fmt.Sprintf(want, args...)}
 }
 
+// judged counts n cases the rule judged.
+func (v *verdict) judged(n int) { v.cases += n }
+
+// noneBecause says why the rule may judge nothing, for its skip.
+func (v *verdict) noneBecause(format string, args ...any) {
+	v.none = fmt.Sprintf(format, args...)
+}
+
 // add records a problem found in an answer.
 func (v *verdict) add(ex *exchange, format string, args ...any) {
+	if ex != nil && ex.refused && v.refused == nil {
+		v.refused = ex
+	}
 	msg := fmt.Sprintf(format, args...)
 	if ex != nil {
 		msg += "\n" + ex.describe()
@@ -55,10 +74,45 @@ func indent(s string) string {
 	return strings.ReplaceAll(s, "\n", "\n   ")
 }
 
-// check fails the running spec when the verdict holds problems.
+// check ends the rule: it records what was judged, fails the running spec
+// when the verdict holds problems, and skips it when nothing was judged
+// (a rule never passes with nothing to check) or when the deployment
+// refused a request the verdict needed.
 func (v *verdict) check() {
 	GinkgoHelper()
+	AddReportEntry(entryOutcome, outcome{Want: v.want, Cases: v.cases}, ReportEntryVisibilityNever)
+	if v.refused != nil && !v.ok() {
+		skipRefused(v.refused)
+	}
 	Expect(v).To(holdTheRule())
+	if v.cases == 0 {
+		why := v.none
+		if why == "" {
+			why = "the deployment's data held nothing this rule could judge"
+		}
+		skipf("judged no case: %s", why)
+	}
+}
+
+// outcome is what a rule reports of its run (report entry "outcome").
+type outcome struct {
+	Want  string `json:"want"`
+	Cases int    `json:"cases"`
+}
+
+// Names of the report entries a rule adds.
+const (
+	entryRule    = "rule"
+	entryOutcome = "outcome"
+	entryWaived  = "waived"
+)
+
+// skipRefused skips the running spec because the deployment refused a
+// request it needed after every retry; the rate-limit rule reports it.
+func skipRefused(ex *exchange) {
+	GinkgoHelper()
+	skipf("could not be judged: the deployment refused a request after every retry (HTTP %d; see the rule %q)\n%s",
+		ex.status, rateLimitRuleText, ex.describe())
 }
 
 // holdTheRule is a Gomega matcher for a *verdict whose failure message is the
@@ -90,8 +144,11 @@ func failWalk(ws ...*walk) {
 		if w == nil {
 			continue
 		}
+		if w.errEx != nil && w.errEx.refused {
+			skipRefused(w.errEx)
+		}
 		if msg := w.broken(); msg != "" {
-			Fail(msg)
+			ruleFail(msg)
 		}
 	}
 }

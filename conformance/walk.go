@@ -406,6 +406,63 @@ func diffPrefixAt(gotName string, got []row, gotComplete bool, wantName string, 
 	return "", -1
 }
 
+// sameRows compares two sequences as sets of rows (each row as often in
+// one as in the other), within what both reached when either is not
+// complete: for orders the spec leaves open among rows that share a key.
+// It returns "" when they agree.
+func sameRows(gotName string, got []row, gotComplete bool, wantName string, want []row, wantComplete bool) string {
+	shorterComplete := gotComplete && len(got) < len(want) || wantComplete && len(want) < len(got)
+	if !(gotComplete && wantComplete) && !shorterComplete {
+		// Both reach as far as the shorter: compare that prefix, less the
+		// rows that share the key of its last row (their order is open, so
+		// the prefixes may end inside that group differently).
+		n := min(len(got), len(want))
+		got, want = trimTies(got[:n]), trimTies(want[:n])
+	}
+	count := map[string]int{}
+	for _, r := range want {
+		count[r.ident]++
+	}
+	for _, r := range got {
+		count[r.ident]--
+	}
+	var missing, extra []string
+	for _, r := range want {
+		if count[r.ident] > 0 {
+			missing = append(missing, r.ident)
+			count[r.ident] = 0
+		}
+	}
+	for _, r := range got {
+		if count[r.ident] < 0 {
+			extra = append(extra, r.ident)
+			count[r.ident] = 0
+		}
+	}
+	if len(missing) == 0 && len(extra) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the %s and the %s hold different rows: %d of the %s missing (first: %s), %d not in it (first: %s)",
+		gotName, wantName, len(missing), wantName, firstOr(missing), len(extra), firstOr(extra))
+}
+
+// trimTies drops the rows at the end of rows that share the primary key of
+// its last row.
+func trimTies(rows []row) []row {
+	n := len(rows)
+	for n > 0 && rows[n-1].keyErr == nil && rows[len(rows)-1].keyErr == nil && rows[n-1].key.num == rows[len(rows)-1].key.num {
+		n--
+	}
+	return rows[:n]
+}
+
+func firstOr(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return s[0]
+}
+
 // walkDiff compares the rows of a walk (gotRows: got's rows, settled)
 // with the rows of another that it should repeat, and records the
 // difference with the requests that fetched the differing rows. The walk

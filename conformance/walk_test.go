@@ -70,24 +70,81 @@ func TestPageFlagProblems(t *testing.T) {
 	pageOf := func(hasPrev, hasNext bool, heights ...uint64) *page {
 		return &page{ex: &exchange{url: "u"}, rows: rowsOf(heights...), info: pageInfo{hasPrev: hasPrev, hasNext: hasNext}}
 	}
-	good := &walk{what: "w", complete: true, pages: []*page{pageOf(false, true, 5, 4), pageOf(true, true, 3, 2), pageOf(true, false, 1)}}
-	var got []string
-	pageFlagProblems(good, false, func(pos string, _ *exchange, msg string) { got = append(got, pos+": "+msg) })
-	if len(got) != 0 {
-		t.Errorf("a correct walk has problems: %v", got)
+	refOf := func(complete bool, heights ...uint64) listingRef {
+		ref := listingRef{rows: rowsOf(heights...), complete: complete, index: map[string]int{}}
+		for i, r := range ref.rows {
+			ref.index[r.ident] = i
+		}
+		return ref
 	}
-	bad := &walk{what: "w", complete: true, pages: []*page{pageOf(false, true, 5, 4), pageOf(false, true, 3, 2), pageOf(true, true, 1), pageOf(true, false)}}
-	got = nil
-	pageFlagProblems(bad, false, func(pos string, _ *exchange, msg string) { got = append(got, pos) })
-	if strings.Join(got, ",") != "middle,last" {
-		t.Errorf("want problems on the middle and last pages, got %v", got)
+	full := refOf(true, 5, 4, 3, 2, 1)
+	tests := []struct {
+		name     string
+		w        *walk
+		ref      listingRef
+		backward bool
+		pos      string
+		want     string // positions with problems, comma-separated
+		judged   int
+	}{
+		{"a correct walk", &walk{what: "w", pages: []*page{pageOf(false, true, 5, 4), pageOf(true, true, 3, 2), pageOf(true, false, 1)}}, full, false, "", "", 3},
+		{"wrong middle and last", &walk{what: "w", pages: []*page{pageOf(false, true, 5, 4), pageOf(false, true, 3, 2), pageOf(true, true, 1), pageOf(true, false)}}, full, false, "", "middle,last", 3},
+		{"only the position asked for", &walk{what: "w", pages: []*page{pageOf(false, true, 5, 4), pageOf(false, true, 3, 2), pageOf(true, true, 1)}}, full, false, "middle", "middle", 1},
+		{"a correct backward walk", &walk{what: "w", pages: []*page{pageOf(true, false, 2, 1), pageOf(true, true, 4, 3), pageOf(false, true, 5)}}, full, true, "", "", 3},
+		// hasPreviousPage false on a backward page ends the walk after one
+		// page; the reference still knows rows precede it.
+		{"a backward walk ended early by a wrong flag", &walk{what: "w", complete: true, pages: []*page{pageOf(false, false, 2, 1)}}, full, true, "", "last", 1},
+		{"a walk cut short: rows may follow", &walk{what: "w", pages: []*page{pageOf(false, true, 5, 4), pageOf(true, true, 3, 2)}}, refOf(false, 5, 4, 3, 2), false, "", "", 2},
+		{"rows the reference lacks are not judged", &walk{what: "w", pages: []*page{pageOf(false, true, 9, 8)}}, full, false, "", "", 0},
 	}
-	// Paged backwards from the end, the first page fetched is the last page.
-	back := &walk{what: "w", complete: true, pages: []*page{pageOf(true, false, 2, 1), pageOf(false, true, 4, 3)}}
-	got = nil
-	pageFlagProblems(back, true, func(pos string, _ *exchange, msg string) { got = append(got, msg) })
-	if len(got) != 0 {
-		t.Errorf("a correct backward walk has problems: %v", got)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			n := pageFlagProblems(tc.w, tc.ref, tc.backward, tc.pos, func(pos string, _ *exchange, msg string) {
+				if len(got) == 0 || got[len(got)-1] != pos {
+					got = append(got, pos)
+				}
+			})
+			if strings.Join(got, ",") != tc.want {
+				t.Errorf("problems at %v, want %q", got, tc.want)
+			}
+			if n != tc.judged {
+				t.Errorf("judged %d pages, want %d", n, tc.judged)
+			}
+		})
+	}
+}
+
+func TestSameRows(t *testing.T) {
+	tests := []struct {
+		name                      string
+		got, want                 []row
+		gotComplete, wantComplete bool
+		wantDiff                  bool
+	}{
+		{"same order", rowsOf(1, 2, 3), rowsOf(1, 2, 3), true, true, false},
+		{"ties in another order", rowsOf(1, 2, 2, 3), rowsOf(1, 2, 2, 3), true, true, false},
+		{"a row lost", rowsOf(1, 2, 3), rowsOf(1, 2, 3, 4), true, true, true},
+		{"a row added", rowsOf(1, 2, 3, 4), rowsOf(1, 2, 3), true, true, true},
+		{"both cut short, a row differs", rowsOf(1, 5, 3), rowsOf(1, 2, 3), false, false, true},
+		{"both cut short inside a tie group", rowsOf(1, 2, 3), rowsOf(1, 2, 4), false, false, false},
+		{"both cut short, same rows", rowsOf(1, 2, 3), rowsOf(1, 2, 3, 4), false, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := sameRows("got", tc.got, tc.gotComplete, "want", tc.want, tc.wantComplete)
+			if (d != "") != tc.wantDiff {
+				t.Errorf("difference %q, want one: %v", d, tc.wantDiff)
+			}
+		})
+	}
+	// Rows that share a key, listed in another order, are the same rows.
+	a, b := rowsOf(1, 2, 3), rowsOf(1, 2, 3)
+	a[1].ident, a[2].ident = "x", "y"
+	b[1].ident, b[2].ident = "y", "x"
+	b[1].key, b[2].key = a[2].key, a[1].key
+	if d := sameRows("got", a, true, "want", b, true); d != "" {
+		t.Errorf("the same rows in another order differ: %q", d)
 	}
 }
 

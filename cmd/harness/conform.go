@@ -16,6 +16,9 @@ func runConform(_ context.Context, e *env, args []string) int {
 	var opts conformance.RunOptions
 	fs.StringVar(&opts.JUnitFile, "junit", "", "write a JUnit XML report, one test case per rule, to `FILE`")
 	fs.StringVar(&opts.JSONReportFile, "json-report", "", "write Ginkgo's JSON report to `FILE`")
+	fs.StringVar(&opts.HTMLReportFile, "html-report", "", "write a self-contained HTML report for people to `FILE`")
+	waivers := fs.String("waivers", "", "excuse known failures listed in `FILE` (YAML or JSON: rule ID, reason, expires)")
+	fs.BoolVar(&opts.FailOnSkip, "fail-on-skip", false, "fail the run when a rule is skipped (a skipped rule is never a pass)")
 	fs.StringVar(&opts.LabelFilter, "label-filter", "", "run only the rules whose labels match `EXPR`, e.g. 'games && pagination' or '!strict' (the spec alone)")
 	fs.BoolVar(&opts.Verbose, "v", false, "report every rule as it runs, not only failures")
 	list := fs.Bool("list", false, "print the rule catalogue (Markdown, as in docs/conformance-rules.md) and exit")
@@ -42,14 +45,33 @@ func runConform(_ context.Context, e *env, args []string) int {
 	if err := conformance.CheckLabelFilter(opts.LabelFilter); err != nil {
 		return usageError(e.stderr, fs, "%v", err)
 	}
+	if *waivers != "" {
+		ws, err := conformance.LoadWaivers(*waivers)
+		if err != nil {
+			return usageError(e.stderr, fs, "%v", err)
+		}
+		opts.Waivers = ws
+	}
 	opts.Output = e.stdout
-	passed, err := conformance.Run(cfg, opts)
-	if err != nil {
+	summary, err := conformance.Run(cfg, opts)
+	if err != nil && summary == nil {
 		fmt.Fprintf(e.stderr, "harness conform: %v\n", err)
 		return exitUsage
 	}
-	if !passed {
-		fmt.Fprintln(e.stderr, "harness conform: rules failed")
+	if err != nil {
+		fmt.Fprintf(e.stderr, "harness conform: %v\n", err)
+		return exitFailure
+	}
+	if !summary.Passed() {
+		c := summary.Counts()
+		why := fmt.Sprintf("%d rules failed", c.Failed)
+		if n := len(summary.ExpiredWaivers); n > 0 {
+			why += fmt.Sprintf(", %d waivers expired", n)
+		}
+		if summary.FailOnSkip && c.Skipped > 0 {
+			why += fmt.Sprintf(", %d rules skipped (--fail-on-skip)", c.Skipped)
+		}
+		fmt.Fprintf(e.stderr, "harness conform: %s\n", why)
 		return exitFailure
 	}
 	return exitOK

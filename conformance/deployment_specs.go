@@ -1,0 +1,29 @@
+package conformance
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// rateLimitRuleText is the text of the rule that reports requests the
+// deployment kept refusing; rules that needed them are skipped, not failed.
+const rateLimitRuleText = "the deployment answers within its rate limit: no request is still refused (429 or 503) after the retries"
+
+// The rules on the deployment as a whole run after every listing's
+// (SpecPriority), so that they see the whole run's traffic.
+var _ = scope(DeploymentLabel, SpecPriority(-1), func() {
+	area("limits", func() {
+		rule(rateLimitRuleText, must("1", "The service answers HTTP GET requests and returns JSON bodies."), func() {
+			t := CurrentTraffic()
+			v := newVerdict("every request answered, at the latest after the retries a 429 or 503 allows (Retry-After honoured, --retries times)")
+			v.judged(t.Requests)
+			v.noneBecause("the run made no request (the label filter selected no listing's rules)")
+			if t.Refused > 0 {
+				v.add(nil, "%d of %d requests were still refused after every retry (%d retries in all, %s of waiting); rules that needed them were skipped. The first refused:\n    %s\n  Lower --rate, or raise --retries, or ask the deployment's operator for a higher limit.",
+					t.Refused, t.Requests, t.Retries, t.RetryWait, strings.Join(t.RefusedURLs, "\n    "))
+			}
+			v.check()
+		})
+	})
+})
