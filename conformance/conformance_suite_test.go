@@ -2,9 +2,11 @@ package conformance
 
 import (
 	"flag"
+	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 )
 
@@ -13,12 +15,29 @@ import (
 //	go test ./conformance -args --base-url=http://127.0.0.1:8080 [--ginkgo.label-filter='!strict']
 var suiteFlags Config
 
+// ginkgoFlags is Ginkgo's configuration as the command line gave it, taken
+// before any test of the package runs: TestRuleCatalogue previews the
+// suite with a configuration of its own, and the suite must run with the
+// user's (label filter, focus, reports).
+var ginkgoFlags struct {
+	suite    types.SuiteConfig
+	reporter types.ReporterConfig
+}
+
 func init() {
 	RegisterFlags(flag.CommandLine, &suiteFlags)
 }
 
+func TestMain(m *testing.M) {
+	flag.Parse()
+	ginkgoFlags.suite, ginkgoFlags.reporter = GinkgoConfiguration()
+	os.Exit(m.Run())
+}
+
 // TestConformance runs the suite against --base-url. Without it the suite is
-// skipped, so that go test ./... needs no deployment.
+// skipped, so that go test ./... needs no deployment. Every Ginkgo flag
+// given (--ginkgo.label-filter, --ginkgo.focus, --ginkgo.junit-report,
+// --ginkgo.json-report, ...) applies.
 func TestConformance(t *testing.T) {
 	if suiteFlags.BaseURL == "" {
 		t.Skip("conformance suite skipped: no deployment given; run go test ./conformance -args --base-url=URL")
@@ -27,6 +46,6 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	setActiveConfig(suiteFlags)
-	RegisterFailHandler(Fail)
-	RunSpecs(t, SuiteDescription)
+	RegisterFailHandler(ruleFail)
+	RunSpecs(t, SuiteDescription, ginkgoFlags.suite, ginkgoFlags.reporter)
 }

@@ -151,7 +151,7 @@ func gameFilters() []pagedFilter {
 		scopeFilter(scopeIndividuals),
 		scopeFilter(scopeTeams),
 		{
-			name:  "entityScope=" + scopeUnspecified + " (the default)", lvl: citeScope,
+			name: "entityScope=" + scopeUnspecified + " (the default)", lvl: citeScope,
 			query: func([]row) (url.Values, string) { return url.Values{"entityScope": {scopeUnspecified}}, "" },
 			match: func(map[string]any, url.Values) bool { return true },
 		},

@@ -2,6 +2,7 @@ package selftest
 
 import (
 	"bytes"
+	"fmt"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/chaindata/harness/mockserver"
 )
@@ -22,7 +24,7 @@ type defect struct {
 	what string
 	// listing and area are the labels the failing rule must carry.
 	listing, area string
-	// rule is a part of the failing rule's full text.
+	// rule is the ID of the rule that must fail.
 	rule string
 	// config changes the mock's configuration (optional).
 	config func(*mockserver.Config)
@@ -204,7 +206,7 @@ func defects() []defect {
 		{
 			name: "duplicated-row-at-page-boundary", listing: "snapshots", area: "pagination",
 			what: "a page asked for with after=C starts with row C again",
-			rule: "a forward walk (first/after) never repeats a row",
+			rule: "SNAP-PAG-001", // a forward walk (first/after) never repeats a row
 			wrap: rewrite(snapshotsPath, func(q url.Values, fetch func(url.Values) *answer) url.Values {
 				if c := q.Get("pagination.after"); c != "" {
 					if prev := neighbour(fetch, q, "pagination.last", "pagination.before", c); prev != "" {
@@ -219,7 +221,7 @@ func defects() []defect {
 		{
 			name: "dropped-row", listing: "games", area: "pagination",
 			what: "a page asked for with after=C leaves out its first row",
-			rule: "forward (first/after) and backward (last/before) walks return the same rows in the same order",
+			rule: "GAMES-PAG-002", // forward (first/after) and backward (last/before) walks return the same rows in the same order
 			wrap: rewrite(gamesPath, nil, func(q url.Values, a *answer) {
 				if c := conn(a); c != nil && q.Get("pagination.after") != "" && len(edges(c)) > 0 {
 					setEdges(c, edges(c)[1:])
@@ -229,7 +231,7 @@ func defects() []defect {
 		{
 			name: "reversed-order", listing: "key-rotations", area: "pagination",
 			what: "each page's rows come oldest first",
-			rule: "rows are newest first: blockHeight never increases from row to row",
+			rule: "ROT-PAG-003", // rows are newest first: blockHeight never increases from row to row
 			wrap: rewrite(rotationsPath, nil, func(q url.Values, a *answer) {
 				if c := conn(a); c != nil {
 					es := slices.Clone(edges(c))
@@ -241,7 +243,7 @@ func defects() []defect {
 		{
 			name: "hasNextPage-true-on-last-page", listing: "network-parameters", area: "pagination",
 			what: "hasNextPage is true on every page with rows, the last one included",
-			rule: "the last page has hasNextPage false",
+			rule: "PARAM-PAG-011", // the last page has hasNextPage false, and hasPreviousPage true when rows precede it
 			wrap: rewrite(parametersPath, nil, func(q url.Values, a *answer) {
 				if c := conn(a); c != nil && len(edges(c)) > 0 {
 					pageInfo(c)["hasNextPage"] = true
@@ -251,7 +253,7 @@ func defects() []defect {
 		{
 			name: "hasPreviousPage-always-false", listing: "snapshots", area: "pagination",
 			what: "hasPreviousPage is false on every page",
-			rule: "middle pages have hasPreviousPage and hasNextPage true",
+			rule: "SNAP-PAG-012", // middle pages have hasPreviousPage and hasNextPage true
 			wrap: rewrite(snapshotsPath, nil, func(q url.Values, a *answer) {
 				if c := conn(a); c != nil {
 					pageInfo(c)["hasPreviousPage"] = false
@@ -261,7 +263,7 @@ func defects() []defect {
 		{
 			name: "before-cursor-one-row-off", listing: "snapshots", area: "pagination",
 			what: "before=C resumes one row late: the page ends with C itself",
-			rule: "before=C with last=N resumes with the N rows right before C",
+			rule: "SNAP-PAG-018", // before=C with last=N resumes with the N rows right before C
 			wrap: rewrite(snapshotsPath, func(q url.Values, fetch func(url.Values) *answer) url.Values {
 				if c := q.Get("pagination.before"); c != "" {
 					if next := neighbour(fetch, q, "pagination.first", "pagination.after", c); next != "" {
@@ -276,7 +278,7 @@ func defects() []defect {
 		{
 			name: "endCursor-wrong", listing: "key-rotations", area: "pagination",
 			what: "pageInfo.endCursor is the cursor of the page's first edge",
-			rule: "startCursor and endCursor are the cursors of the page's first and last edges",
+			rule: "ROT-PAG-011", // startCursor and endCursor are the cursors of the page's first and last edges
 			wrap: rewrite(rotationsPath, nil, func(q url.Values, a *answer) {
 				if c := conn(a); c != nil {
 					pageInfo(c)["endCursor"] = pageInfo(c)["startCursor"]
@@ -286,13 +288,13 @@ func defects() []defect {
 		{
 			name: "first-ignored", listing: "key-rotations", area: "pagination",
 			what: "pagination.first is ignored: every page has the default size",
-			rule: "first=N returns N rows while enough rows remain",
+			rule: "ROT-PAG-009", // first=N returns N rows while enough rows remain
 			wrap: rewrite(rotationsPath, dropParam("pagination.first"), nil),
 		},
 		{
 			name: "last-one-row-short", listing: "games", area: "pagination",
 			what: "pagination.last=N gives N-1 rows",
-			rule: "last=N returns N rows while enough rows remain",
+			rule: "GAMES-PAG-010", // last=N returns N rows while enough rows remain
 			wrap: rewrite(gamesPath, nil, func(q url.Values, a *answer) {
 				if c := conn(a); c != nil && q.Get("pagination.last") != "" && len(edges(c)) > 1 {
 					setEdges(c, edges(c)[1:])
@@ -302,13 +304,13 @@ func defects() []defect {
 		{
 			name: "newestFirst-ignored", listing: "games", area: "pagination",
 			what: "pagination.newestFirst=false is ignored",
-			rule: "newestFirst=false returns the same rows in exactly the reverse order",
+			rule: "GAMES-PAG-006", // newestFirst=false returns the rows oldest first: epoch never decreases from row to row, and no row is lost or added
 			wrap: rewrite(gamesPath, dropParam("pagination.newestFirst"), nil),
 		},
 		{
 			name: "parameters-Z-to-A", listing: "network-parameters", area: "pagination",
 			what: "each page of network parameters is in reverse key order",
-			rule: "rows are in key order A to Z",
+			rule: "PARAM-PAG-003", // rows are in key order A to Z
 			wrap: rewrite(parametersPath, nil, func(q url.Values, a *answer) {
 				if c := conn(a); c != nil {
 					es := slices.Clone(edges(c))
@@ -320,13 +322,13 @@ func defects() []defect {
 		{
 			name: "gameId-ignored", listing: "games", area: "filters",
 			what: "the gameId filter is ignored",
-			rule: "returns only rows that match the filter: gameId",
+			rule: "GAMES-FLT-001", // returns only rows that match the filter: gameId
 			wrap: rewrite(gamesPath, dropParam("gameId"), nil),
 		},
 		{
 			name: "teamId-applied-under-individual-scope", listing: "games", area: "filters",
 			what: "teamId filters games even when entityScope is ENTITY_SCOPE_INDIVIDUALS (no game matches)",
-			rule: "teamId with entityScope=ENTITY_SCOPE_INDIVIDUALS (teamId is ignored)",
+			rule: "GAMES-FLT-017", // returns exactly the matching rows of the unfiltered listing, in order: teamId with entityScope=ENTITY_SCOPE_INDIVIDUALS (teamId is ignored)
 			wrap: rewrite(gamesPath, nil, func(q url.Values, a *answer) {
 				if c := conn(a); c != nil && q.Get("teamId") != "" && q.Get("entityScope") == "ENTITY_SCOPE_INDIVIDUALS" {
 					setEdges(c, []any{}) // individual games have no team entries
@@ -337,7 +339,7 @@ func defects() []defect {
 		{
 			name: "partyId-ignores-team-members", listing: "games", area: "filters",
 			what: "partyId under ENTITY_SCOPE_TEAMS matches no team member",
-			rule: "partyId of a team member with entityScope=ENTITY_SCOPE_TEAMS",
+			rule: "GAMES-FLT-019", // returns exactly the matching rows of the unfiltered listing, in order: partyId of a team member with entityScope=ENTITY_SCOPE_TEAMS (matches team members)
 			wrap: rewrite(gamesPath, nil, func(q url.Values, a *answer) {
 				if c := conn(a); c != nil && q.Get("partyId") != "" && q.Get("entityScope") == "ENTITY_SCOPE_TEAMS" {
 					setEdges(c, []any{})
@@ -348,19 +350,19 @@ func defects() []defect {
 		{
 			name: "nodeId-ignored", listing: "key-rotations", area: "filters",
 			what: "the nodeId filter is ignored",
-			rule: "returns only rows that match the filter: nodeId",
+			rule: "ROT-FLT-001", // returns only rows that match the filter: nodeId
 			wrap: rewrite(rotationsPath, dropParam("nodeId"), nil),
 		},
 		{
 			name: "epoch-cap-31", listing: "games", area: "epochs",
 			what:   "the epoch window spans 31 epochs (mock EpochWindow: 31)",
-			rule:   "no answer spans more than 30 epochs",
+			rule: "GAMES-EPO-005", // no answer spans more than 30 epochs
 			config: func(c *mockserver.Config) { c.EpochWindow = 31 },
 		},
 		{
 			name: "epochTo-defaults-below-latest", listing: "games", area: "epochs",
 			what: "without epochTo the window ends one epoch before the latest",
-			rule: "rule 1: without epochTo the window ends at the latest epoch",
+			rule: "GAMES-EPO-001", // rule 1: without epochTo the window ends at the latest epoch
 			wrap: rewrite(gamesPath, func(q url.Values, fetch func(url.Values) *answer) url.Values {
 				if q.Get("epochTo") != "" || q.Get("epochFrom") != "" {
 					return q
@@ -377,7 +379,7 @@ func defects() []defect {
 		{
 			name: "epochFrom-alone-ignored", listing: "games", area: "epochs",
 			what: "epochFrom without epochTo is ignored (the default window is served)",
-			rule: "rule 3: with only epochFrom the window ends 29 epochs after it",
+			rule: "GAMES-EPO-003", // rule 3: with only epochFrom the window ends 29 epochs after it
 			wrap: rewrite(gamesPath, func(q url.Values, _ func(url.Values) *answer) url.Values {
 				if q.Get("epochTo") == "" {
 					q.Del("epochFrom")
@@ -388,7 +390,7 @@ func defects() []defect {
 		{
 			name: "error-returned-as-200", listing: "transactions", area: "errors",
 			what: "every 4xx answer, on every listing, is sent with status 200 (the body is still the error body)",
-			rule: "refuses with a 4xx status and the error body: a count together with both cursors",
+			rule: "TX-ERR-003", // refuses with a 4xx status and the error body: a count together with both cursors
 			wrap: rewrite("", nil, func(q url.Values, a *answer) {
 				if a.status >= 400 && a.status < 500 {
 					a.status = http.StatusOK
@@ -398,7 +400,7 @@ func defects() []defect {
 		{
 			name: "forged-cursor-accepted", listing: "network-parameters", area: "errors",
 			what: "a cursor the server cannot read is dropped and the first page served",
-			rule: "a forged pagination.after cursor (base64 JSON the listing never issued)",
+			rule: "PARAM-ERR-010", // refuses with a 4xx status and the error body: a forged pagination.after cursor (base64 JSON the listing never issued)
 			wrap: rewrite(parametersPath, func(q url.Values, fetch func(url.Values) *answer) url.Values {
 				if q.Get("pagination.after") != "" && fetch(q).status == http.StatusBadRequest {
 					q.Del("pagination.after")
@@ -409,7 +411,7 @@ func defects() []defect {
 		{
 			name: "error-body-without-details", listing: "key-rotations", area: "schema",
 			what: "error bodies lack the details array",
-			rule: "every error body validates against the Error schema",
+			rule: "ROT-SCH-006", // every error body validates against the Error schema
 			wrap: rewrite(rotationsPath, nil, func(q url.Values, a *answer) {
 				if a.status != http.StatusOK && a.obj != nil {
 					delete(a.obj, "details")
@@ -419,7 +421,7 @@ func defects() []defect {
 		{
 			name: "missing-field", listing: "snapshots", area: "schema",
 			what: "snapshots lack coreVersion",
-			rule: "every 200 body validates against the ListCoreSnapshotsResponse schema",
+			rule: "SNAP-SCH-004", // every 200 body validates against the ListCoreSnapshotsResponse schema (spec profile: the spec's fields, types and enums)
 			wrap: rewrite(snapshotsPath, nil, func(q url.Values, a *answer) {
 				eachNode(a, func(n map[string]any) { delete(n, "coreVersion") })
 			}),
@@ -427,7 +429,7 @@ func defects() []defect {
 		{
 			name: "number-where-a-string-belongs", listing: "key-rotations", area: "schema",
 			what: "blockHeight (uint64) is a JSON number instead of a digit string",
-			rule: "every 200 body validates against the ListEthereumKeyRotationsResponse schema",
+			rule: "ROT-SCH-004", // every 200 body validates against the ListEthereumKeyRotationsResponse schema (spec profile: the spec's fields, types and enums)
 			wrap: rewrite(rotationsPath, nil, func(q url.Values, a *answer) {
 				eachNode(a, func(n map[string]any) {
 					if s, ok := n["blockHeight"].(string); ok {
@@ -439,7 +441,7 @@ func defects() []defect {
 		{
 			name: "unknown-enum-value", listing: "games", area: "schema",
 			what: "rewardMetric of individual entries is DISPATCH_METRIC_POPULARITY, not a DispatchMetric",
-			rule: "every 200 body validates against the ListGamesResponse schema",
+			rule: "GAMES-SCH-003", // every 200 body validates against the ListGamesResponse schema (spec profile: the spec's fields, types and enums)
 			wrap: rewrite(gamesPath, nil, func(q url.Values, a *answer) {
 				eachNode(a, func(n map[string]any) {
 					ind, _ := n["individual"].(map[string]any)
@@ -455,7 +457,7 @@ func defects() []defect {
 		{
 			name: "wrong-content-type", listing: "snapshots", area: "schema",
 			what: "answers are labelled text/plain",
-			rule: "answers with Content-Type application/json",
+			rule: "SNAP-SCH-001", // answers with Content-Type application/json
 			wrap: rewrite(snapshotsPath, nil, func(q url.Values, a *answer) {
 				a.header.Set("Content-Type", "text/plain; charset=utf-8")
 			}),
@@ -463,7 +465,7 @@ func defects() []defect {
 		{
 			name: "transactions-oldest-first", listing: "transactions", area: "pagination",
 			what: "each answer lists transactions oldest first",
-			rule: "rows are newest to oldest: block never increases from row to row",
+			rule: "TX-PAG-001", // rows are newest to oldest: block never increases from row to row
 			wrap: rewrite(transactionPath, nil, func(q url.Values, a *answer) {
 				if t := txs(a); t != nil {
 					slices.Reverse(t)
@@ -473,7 +475,7 @@ func defects() []defect {
 		{
 			name: "transactions-last-alone-gives-newest", listing: "transactions", area: "pagination",
 			what: "last=N without a cursor gives the N newest transactions",
-			rule: "last=N alone returns the N oldest transactions",
+			rule: "TX-PAG-007", // last=N alone returns the N oldest transactions, newest to oldest
 			wrap: rewrite(transactionPath, func(q url.Values, _ func(url.Values) *answer) url.Values {
 				if n := q.Get("last"); n != "" && q.Get("before") == "" {
 					q.Del("last")
@@ -485,7 +487,7 @@ func defects() []defect {
 		{
 			name: "transactions-window-ignores-after", listing: "transactions", area: "pagination",
 			what: "before and after together: after is ignored",
-			rule: "before and after together return every transaction strictly between them",
+			rule: "TX-PAG-010", // before and after together return every transaction strictly between them
 			wrap: rewrite(transactionPath, func(q url.Values, _ func(url.Values) *answer) url.Values {
 				if q.Get("before") != "" && q.Get("after") != "" && q.Get("first") == "" && q.Get("last") == "" {
 					q.Del("after")
@@ -496,19 +498,19 @@ func defects() []defect {
 		{
 			name: "excludeCmdTypes-ignored", listing: "transactions", area: "filters",
 			what: "the excludeCmdTypes filter is ignored",
-			rule: "returns only transactions that match the filter: excludeCmdTypes with one type",
+			rule: "TX-FLT-003", // returns only transactions that match the filter: excludeCmdTypes with one type
 			wrap: rewrite(transactionPath, dropParam("excludeCmdTypes"), nil),
 		},
 		{
 			name: "parties-ignored", listing: "transactions", area: "filters",
 			what: "the parties filter is ignored",
-			rule: "returns only transactions that match the filter: parties naming a submitter",
+			rule: "TX-FLT-005", // returns only transactions that match the filter: parties naming a submitter
 			wrap: rewrite(transactionPath, dropParam("parties"), nil),
 		},
 		{
 			name: "transactions-first-with-before-accepted", listing: "transactions", area: "errors",
 			what: "first together with before is answered (before is dropped) instead of refused",
-			rule: "refuses with a 4xx status and the error body: first together with before",
+			rule: "TX-ERR-001", // refuses with a 4xx status and the error body: first together with before
 			wrap: rewrite(transactionPath, func(q url.Values, _ func(url.Values) *answer) url.Values {
 				if q.Get("first") != "" && q.Get("before") != "" && q.Get("after") == "" {
 					q.Del("before")
@@ -516,5 +518,98 @@ func defects() []defect {
 				return q
 			}, nil),
 		},
+		{
+			name: "ties-reordered-under-newestFirst-false", listing: "key-rotations", area: "pagination",
+			what: "under newestFirst=false, rotations that share a block height come in nodeId descending order (the spec leaves ties open: only the SHOULD rule may fail)",
+			rule: "ROT-PAG-007", // newestFirst=false returns the same rows in exactly the reverse order, ties included
+			wrap: rewrite(rotationsPath, nil, func(q url.Values, a *answer) {
+				if c := conn(a); c != nil && q.Get("pagination.newestFirst") == "false" {
+					setEdges(c, reverseInnerTies(edges(c), "blockHeight"))
+				}
+			}),
+		},
+		{
+			name: "hasPreviousPage-false-on-backward-pages", listing: "snapshots", area: "pagination",
+			what: "every page asked for with pagination.last says hasPreviousPage false, which ends a backward walk after one page",
+			rule: "SNAP-PAG-014", // pages fetched backwards (last/before) have hasPreviousPage and hasNextPage true exactly when rows precede and follow them
+			wrap: rewrite(snapshotsPath, nil, func(q url.Values, a *answer) {
+				if c := conn(a); c != nil && q.Get("pagination.last") != "" {
+					pageInfo(c)["hasPreviousPage"] = false
+				}
+			}),
+		},
+		{
+			name: "hasNextPage-true-on-exact-fit-page", listing: "games", area: "pagination",
+			what: "a page that holds exactly pagination.first rows says hasNextPage true, even when it is the last",
+			rule: "GAMES-PAG-014", // the last page has hasNextPage false, and hasPreviousPage true when rows precede it
+			wrap: rewrite(gamesPath, nil, func(q url.Values, a *answer) {
+				if c := conn(a); c != nil && q.Get("pagination.first") == strconv.Itoa(len(edges(c))) {
+					pageInfo(c)["hasNextPage"] = true
+				}
+			}),
+		},
+		{
+			name: "parties-ignores-receivers", listing: "transactions", area: "filters",
+			what: "the parties filter matches the submitter only, never a transfer's receiver",
+			rule: "TX-FLT-014", // returns exactly the matching transactions of the unfiltered listing, in order: parties naming the receiver of a governance transfer
+			wrap: rewrite(transactionPath, nil, func(q url.Values, a *answer) {
+				if len(q["parties"]) == 0 || a.obj == nil {
+					return
+				}
+				var kept []any
+				for _, t := range txs(a) {
+					m, _ := t.(map[string]any)
+					if s, _ := m["submitter"].(string); slices.Contains(q["parties"], s) {
+						kept = append(kept, t)
+					}
+				}
+				a.obj["transactions"] = append([]any{}, kept...)
+			}),
+		},
+		{
+			name: "block-height-header-behind", listing: "snapshots", area: "schema",
+			what: "X-Block-Height is 100 blocks behind the newest snapshot's block",
+			rule: "SNAP-SCH-003", // X-Block-Height is never below the block of the newest row the listing has shown
+			wrap: blockHeightBehind(snapshotsPath, 100),
+		},
+	}
+}
+
+// reverseInnerTies reverses the order of each run of edges whose nodes
+// share the field's value, leaving the runs at the page's ends alone so
+// that the page's cursors, and so the walks, stay as they were.
+func reverseInnerTies(es []any, field string) []any {
+	out := slices.Clone(es)
+	for i := 0; i < len(out); {
+		j := i
+		for j < len(out) && nodeOf(out[j])[field] == nodeOf(out[i])[field] {
+			j++
+		}
+		if i > 0 && j < len(out) && j-i > 1 {
+			slices.Reverse(out[i:j])
+		}
+		i = j
+	}
+	return out
+}
+
+// blockHeightBehind wraps a handler so that answers of the path carry an
+// X-Block-Height that many blocks behind the listing's newest row.
+func blockHeightBehind(path string, behind uint64) func(http.Handler) http.Handler {
+	return func(inner http.Handler) http.Handler {
+		var once sync.Once
+		var newest uint64
+		return rewrite(path, func(q url.Values, fetch func(url.Values) *answer) url.Values {
+			once.Do(func() {
+				if c := conn(fetch(url.Values{"pagination.first": {"1"}})); c != nil && len(edges(c)) == 1 {
+					newest, _ = strconv.ParseUint(fmt.Sprint(nodeOf(edges(c)[0])["blockHeight"]), 10, 64)
+				}
+			})
+			return q
+		}, func(q url.Values, a *answer) {
+			if newest > behind {
+				a.header.Set("X-Block-Height", strconv.FormatUint(newest-behind, 10))
+			}
+		})(inner)
 	}
 }

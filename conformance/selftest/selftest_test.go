@@ -206,31 +206,11 @@ var limiter = make(chan struct{}, parallelRuns)
 // conform runs "harness conform" against baseURL with reports.
 func conform(t *testing.T, baseURL string, extra ...string) result {
 	t.Helper()
-	bin, err := harnessBin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	limiter <- struct{}{}
-	defer func() { <-limiter }()
 	dir := t.TempDir()
 	jsonFile, junitFile := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml")
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	args := append([]string{"conform", "--base-url", baseURL, "--json-report", jsonFile, "--junit", junitFile}, extra...)
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	r := result{output: string(out), elapsed: time.Since(start)}
-	var exitErr *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		t.Fatalf("harness conform did not finish within %s\n%s", runTimeout, tail(r.output))
-	case errors.As(err, &exitErr):
-		r.exitCode = exitErr.ExitCode()
-	case err != nil:
-		t.Fatalf("run harness conform: %v", err)
-	}
+	args := append([]string{"--json-report", jsonFile, "--junit", junitFile}, extra...)
+	code, out, elapsed := runConform(t, dir, baseURL, args...)
+	r := result{exitCode: code, output: out, elapsed: elapsed}
 	data, err := os.ReadFile(jsonFile)
 	if err != nil {
 		t.Fatalf("read the JSON report (exit %d): %v\n%s", r.exitCode, err, tail(r.output))
@@ -244,6 +224,43 @@ func conform(t *testing.T, baseURL string, extra ...string) result {
 		t.Fatalf("read the JUnit report: %v", err)
 	}
 	return r
+}
+
+// conformRaw runs "harness conform" against baseURL without reports and
+// returns its exit code and output.
+func conformRaw(t *testing.T, baseURL string, extra ...string) (int, string) {
+	t.Helper()
+	code, out, _ := runConform(t, t.TempDir(), baseURL, extra...)
+	return code, out
+}
+
+// runConform runs "harness conform --base-url baseURL args..." in dir,
+// within runTimeout, at most parallelRuns at once.
+func runConform(t *testing.T, dir, baseURL string, args ...string) (int, string, time.Duration) {
+	t.Helper()
+	bin, err := harnessBin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	limiter <- struct{}{}
+	defer func() { <-limiter }()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"conform", "--base-url", baseURL}, args...)...)
+	cmd.Dir = dir
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	elapsed := time.Since(start)
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("harness conform did not finish within %s\n%s", runTimeout, tail(string(out)))
+	case errors.As(err, &exitErr):
+		return exitErr.ExitCode(), string(out), elapsed
+	case err != nil:
+		t.Fatalf("run harness conform: %v", err)
+	}
+	return 0, string(out), elapsed
 }
 
 func clip(s string, n int) string {
@@ -278,6 +295,14 @@ func TestCleanMockPasses(t *testing.T) {
 			t.Errorf("rule skipped against the default mock (its data should show every rule): %s: %s", fullText(s), s.Failure.Message)
 		}
 	}
+	for _, s := range r.specs() {
+		if s.State != types.SpecStatePassed {
+			continue
+		}
+		if n, ok := casesJudged(s); !ok || n == 0 {
+			t.Errorf("rule %s passed having judged %d cases (report entry found: %v): a rule never passes with nothing to check", fullText(s), n, ok)
+		}
+	}
 	if r.elapsed > cleanBudget {
 		t.Errorf("the suite took %s against the default mock, over the %s budget", r.elapsed, cleanBudget)
 	}
@@ -298,6 +323,24 @@ func TestGrowingMockPasses(t *testing.T) {
 	for _, s := range r.failed() {
 		t.Errorf("rule failed against a mock that gains rows: %s\n%s", fullText(s), s.Failure.Message)
 	}
+}
+
+// casesJudged reads how many cases a rule judged from its "outcome"
+// report entry.
+func casesJudged(s types.SpecReport) (int, bool) {
+	for _, e := range s.ReportEntries {
+		if e.Name != "outcome" {
+			continue
+		}
+		var o struct {
+			Cases int `json:"cases"`
+		}
+		if err := json.Unmarshal([]byte(e.Value.AsJSON), &o); err != nil {
+			return 0, false
+		}
+		return o.Cases, true
+	}
+	return 0, false
 }
 
 // checkJUnit checks that the JUnit report is XML with one test case per
@@ -353,7 +396,7 @@ func TestDefectsAreCaught(t *testing.T) {
 			for i, s := range failed {
 				names = append(names, fullText(s))
 				labels := s.Labels()
-				if caught == nil && strings.Contains(fullText(s), d.rule) && slices.Contains(labels, d.listing) && slices.Contains(labels, d.area) {
+				if caught == nil && slices.Contains(labels, d.rule) && slices.Contains(labels, d.listing) && slices.Contains(labels, d.area) {
 					caught = &failed[i]
 				}
 			}
@@ -365,7 +408,7 @@ func TestDefectsAreCaught(t *testing.T) {
 				t.Errorf("exit code %d, want 1 (rules failed)", r.exitCode)
 			}
 			if caught == nil {
-				t.Errorf("no failed rule is %q labelled %s and %s (%s)\n%s", d.rule, d.listing, d.area, d.what, tail(r.output))
+				t.Errorf("rule %s (labelled %s and %s) did not fail (%s)\n%s", d.rule, d.listing, d.area, d.what, tail(r.output))
 			}
 		})
 	}
@@ -374,6 +417,14 @@ func TestDefectsAreCaught(t *testing.T) {
 // TestDefectsCoverEveryListingAndArea keeps the defect set honest.
 func TestDefectsCoverEveryListingAndArea(t *testing.T) {
 	ds := defects()
+	rules, err := conformance.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, r := range rules {
+		ids[r.ID] = true
+	}
 	if len(ds) < 15 {
 		t.Errorf("%d defects, want at least 15", len(ds))
 	}
@@ -386,6 +437,9 @@ func TestDefectsCoverEveryListingAndArea(t *testing.T) {
 		listings[d.listing], areas[d.area] = true, true
 		if d.rule == "" || d.what == "" || (d.wrap == nil && d.config == nil) {
 			t.Errorf("defect %s is incomplete", d.name)
+		}
+		if !ids[d.rule] {
+			t.Errorf("defect %s names %q, which is not the ID of a rule of the suite", d.name, d.rule)
 		}
 	}
 	for _, l := range conformance.Listings {
@@ -409,6 +463,9 @@ func TestREADMEListsEveryDefect(t *testing.T) {
 	for _, d := range defects() {
 		if !strings.Contains(string(data), "`"+d.name+"`") {
 			t.Errorf("README.md does not list defect %s", d.name)
+		}
+		if !strings.Contains(string(data), "`"+d.name+"` | "+d.listing+" / "+d.area+" |") || !strings.Contains(string(data), d.rule) {
+			t.Errorf("README.md's row of defect %s does not give its listing / area (%s / %s) and its rule %s", d.name, d.listing, d.area, d.rule)
 		}
 	}
 }
