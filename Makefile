@@ -11,7 +11,7 @@ LOAD_DURATION ?= 10s
 LOAD_WORKERS  ?= 8
 VEGETA        ?= $(GO) run github.com/tsenart/vegeta/v12@v12.13.0
 
-.PHONY: all build test lint bench bench-generate fuzz load clean
+.PHONY: all build test lint bench bench-generate fuzz load report-screenshot clean
 
 all: build
 
@@ -61,6 +61,12 @@ load: build
 		echo "== GET $$path"; \
 		echo "GET http://$(LOAD_ADDR)$$path" | $(VEGETA) attack -rate=0 -max-workers=$(LOAD_WORKERS) -duration=$(LOAD_DURATION) | $(VEGETA) report -type=text | grep -E 'Requests|Latencies|Success|Status'; \
 	done
+
+## report-screenshot: render a sample HTML conformance report in headless
+## chromium (which must be on the PATH) and save docs/conformance-report.png
+report-screenshot:
+	REPORT_SCREENSHOT=$(CURDIR)/docs/conformance-report.png \
+		$(GO) test -count=1 -run '^TestHTMLReportInBrowser$$' -v ./conformance
 
 clean:
 	rm -rf bin
