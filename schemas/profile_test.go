@@ -65,6 +65,17 @@ func TestLoadProfile(t *testing.T) {
 			t.Errorf("%s: no", tc.name)
 		}
 	}
+	if schemas.MustLoadProfile("Transaction", schemas.Spec) != spec {
+		t.Error("MustLoadProfile gave another validator than LoadProfile")
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("MustLoadProfile did not panic on an unknown profile")
+			}
+		}()
+		schemas.MustLoadProfile("Transaction", "strict")
+	}()
 	for _, bad := range []struct {
 		name    string
 		profile schemas.Profile

@@ -76,6 +76,16 @@ func MustLoad(name string) *Validator {
 	return v
 }
 
+// MustLoadProfile is LoadProfile for names and profiles fixed in code; it
+// panics on an unknown name or profile.
+func MustLoadProfile(name string, p Profile) *Validator {
+	v, err := LoadProfile(name, p)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 // Name returns the name of the definition the validator checks.
 func (v *Validator) Name() string { return v.name }
 
