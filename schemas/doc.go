@@ -9,6 +9,11 @@
 //
 //   - Load(name) gives a compiled validator, built once and safe for
 //     concurrent use, whose errors name the JSON path and the rule broken.
+//   - LoadProfile(name, p) gives the validator of one profile: Reference
+//     (the files as written, strict: what the mock writes) or Spec (derived
+//     from the same files by their x-spec-fields and x-spec-oneof
+//     annotations: only what the spec states). Load(name) is the Reference
+//     profile; Validate(name, p, doc) loads and validates in one call.
 //   - Lookup(name) gives the parsed definition as a Node tree with its
 //     references resolved and property order kept, for code that walks the
 //     schemas (data generators, the OpenAPI export).

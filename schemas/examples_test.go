@@ -497,17 +497,24 @@ type site struct {
 	schema *schemas.Node
 	// nullable is true when the schema also accepts null.
 	nullable bool
+	// spec is true when the spec shows the value: every property on the way
+	// from the root is in its object's x-spec-fields.
+	spec bool
 }
 
 // walkDoc visits every value of doc that schema n constrains, parents before
 // children. It does not descend into Opaque objects, nor visit values nothing
 // constrains: ethOracle args items and the extra fields of an ErrorDetail.
 func walkDoc(n *schemas.Node, v any, path string, visit func(site)) {
+	walkSites(n, v, path, true, visit)
+}
+
+func walkSites(n *schemas.Node, v any, path string, spec bool, visit func(site)) {
 	n, nullable := effectiveSchema(n, v)
 	if unconstrained(n) {
 		return
 	}
-	visit(site{path: path, value: v, schema: n, nullable: nullable})
+	visit(site{path: path, value: v, schema: n, nullable: nullable, spec: spec})
 	if n.IsOpaque() {
 		return
 	}
@@ -520,7 +527,7 @@ func walkDoc(n *schemas.Node, v any, path string, visit func(site)) {
 		sort.Strings(keys)
 		for _, k := range keys {
 			if p := n.Property(k); p != nil {
-				walkDoc(p, x[k], path+"/"+escapeToken(k), visit)
+				walkSites(p, x[k], path+"/"+escapeToken(k), spec && n.IsSpecField(k), visit)
 			}
 		}
 	case []any:
@@ -528,7 +535,7 @@ func walkDoc(n *schemas.Node, v any, path string, visit func(site)) {
 			return
 		}
 		for i, e := range x {
-			walkDoc(n.Items, e, path+"/"+strconv.Itoa(i), visit)
+			walkSites(n.Items, e, path+"/"+strconv.Itoa(i), spec, visit)
 		}
 	}
 }

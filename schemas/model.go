@@ -49,6 +49,18 @@ type Node struct {
 	OneOf, AnyOf, AllOf []*Node
 	Not                 *Node
 	If, Then, Else      *Node
+
+	// SpecFields holds the keyword x-spec-fields: the names of the
+	// properties the spec shows for this object, in file order. Properties
+	// not listed are the harness's own reading (DESIGN.md, the real
+	// network) and the spec profile treats them as unknown. HasSpecFields
+	// is true when the keyword is present, even as an empty list.
+	SpecFields    []string
+	HasSpecFields bool
+	// SpecOneOf holds the keyword x-spec-oneof: the spec itself says that
+	// exactly one member of the node's oneOf is set, so the spec profile
+	// keeps the oneOf; every other oneOf is dropped there.
+	SpecOneOf bool
 }
 
 // Property is a named property of an object schema, in file order.
@@ -73,6 +85,17 @@ func (n *Node) Property(name string) *Node {
 		}
 	}
 	return nil
+}
+
+// IsSpecField reports whether the object schema's x-spec-fields lists the
+// named property.
+func (n *Node) IsSpecField(name string) bool {
+	for _, f := range n.SpecFields {
+		if f == name {
+			return true
+		}
+	}
+	return false
 }
 
 // IsRequired reports whether the object schema requires the named property.
@@ -233,6 +256,9 @@ var knownKeywords = map[string]bool{
 	"properties": true, "required": true, "additionalProperties": true, "items": true,
 	"minItems": true, "maxItems": true, "oneOf": true, "anyOf": true, "allOf": true,
 	"not": true, "if": true, "then": true, "else": true,
+	// The harness's own annotations, which derive the spec profile from the
+	// same files (see Profile).
+	"x-spec-fields": true, "x-spec-oneof": true,
 }
 
 type parser struct {
@@ -303,6 +329,18 @@ func (p *parser) parse(v any, pointer string) (*Node, error) {
 				s, _ := x.(string)
 				n.Required = append(n.Required, s)
 			}
+		case "x-spec-fields":
+			n.SpecFields, err = stringList(val)
+			if err != nil {
+				return nil, fmt.Errorf("%s#%s: %w", p.file, at, err)
+			}
+			n.HasSpecFields = true
+		case "x-spec-oneof":
+			b, isBool := val.(bool)
+			if !isBool {
+				return nil, fmt.Errorf("%s#%s: x-spec-oneof must be a boolean", p.file, at)
+			}
+			n.SpecOneOf = b
 		case "additionalProperties":
 			b, isBool := val.(bool)
 			if !isBool {
@@ -357,7 +395,32 @@ func (p *parser) parse(v any, pointer string) (*Node, error) {
 			return nil, err
 		}
 	}
+	if n.SpecOneOf && len(n.OneOf) == 0 {
+		return nil, fmt.Errorf("%s#%s: x-spec-oneof without a oneOf", p.file, pointer)
+	}
 	return n, nil
+}
+
+// stringList decodes an array of distinct strings.
+func stringList(v any) ([]string, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("expected an array of strings, got %v", v)
+	}
+	out := make([]string, 0, len(arr))
+	seen := map[string]bool{}
+	for _, x := range arr {
+		s, ok := x.(string)
+		if !ok {
+			return nil, fmt.Errorf("expected an array of strings, got %v", x)
+		}
+		if seen[s] {
+			return nil, fmt.Errorf("%q is listed twice", s)
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 func intPtr(v any) (*int, error) {

@@ -34,6 +34,9 @@ const componentPrefix = "#/components/schemas/"
 //   - An integer's format becomes the standard int32 or int64 its bounds
 //     allow, and a number's "double"; the harness format (such as
 //     "result-code") moves to "x-harness-format".
+//   - The annotations the spec profile is derived from, x-spec-fields and
+//     x-spec-oneof, are kept as the extensions of the same names. The
+//     document describes the reference profile.
 func OpenAPI() ([]byte, error) {
 	reg, err := theRegistry()
 	if err != nil {
@@ -140,6 +143,9 @@ func openAPISchema(n *Node) (*orderedObject, error) {
 	if !n.AdditionalProperties && (len(n.Types) > 0 || len(n.Properties) > 0) {
 		out.set("additionalProperties", false)
 	}
+	if n.HasSpecFields {
+		out.set("x-spec-fields", stringsToAny(n.SpecFields))
+	}
 	if n.Items != nil {
 		s, err := openAPISchema(n.Items)
 		if err != nil {
@@ -159,6 +165,9 @@ func openAPISchema(n *Node) (*orderedObject, error) {
 		list, err := schemaList(c.nodes)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.key, err)
+		}
+		if c.key == "oneOf" && n.SpecOneOf {
+			out.set("x-spec-oneof", true)
 		}
 		out.set(c.key, list)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -333,4 +334,35 @@ func firstLine(err error) string {
 		return s[:i] + " ..."
 	}
 	return s
+}
+
+// TestOpenAPISpecExtensions checks that the annotations of the spec
+// profile reach the document as extensions.
+func TestOpenAPISpecExtensions(t *testing.T) {
+	doc := loadOpenAPI(t)
+	tests := []struct {
+		schema     string
+		wantFields []any
+		wantOneOf  bool
+	}{
+		{"Transaction", []any{"block", "code", "command"}, false},
+		{"ProofOfWork", []any{}, false},
+		{"InstrumentConfiguration", []any{"name", "code", "future", "perpetual"}, true},
+		{"Game", []any{"epoch", "id", "participants", "rewardAssetId", "individual", "team"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.schema, func(t *testing.T) {
+			s := doc.Components.Schemas[tc.schema].Value
+			if got := s.Extensions["x-spec-fields"]; !reflect.DeepEqual(got, tc.wantFields) {
+				t.Errorf("x-spec-fields = %#v, want %#v", got, tc.wantFields)
+			}
+			got, has := s.Extensions["x-spec-oneof"]
+			if has != tc.wantOneOf || (has && got != true) {
+				t.Errorf("x-spec-oneof = %v (present %v), want present %v", got, has, tc.wantOneOf)
+			}
+			if tc.wantOneOf && len(s.OneOf) == 0 {
+				t.Error("x-spec-oneof without its oneOf")
+			}
+		})
+	}
 }

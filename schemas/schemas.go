@@ -28,8 +28,15 @@ type registry struct {
 	defs      map[string]*Node          // definition name -> node
 	defNames  []string
 
-	mu         sync.Mutex // guards validators
-	validators map[string]*Validator
+	mu         sync.Mutex // guards validators and specRaw
+	validators map[validatorKey]*Validator
+	specRaw    map[string][]byte // the files as the Spec profile reads them, built on first use
+}
+
+// validatorKey names one compiled validator.
+type validatorKey struct {
+	name    string
+	profile Profile
 }
 
 var theRegistry = sync.OnceValues(buildRegistry)
@@ -39,7 +46,7 @@ func buildRegistry() (*registry, error) {
 		raw:        map[string][]byte{},
 		trees:      map[string]*orderedObject{},
 		defs:       map[string]*Node{},
-		validators: map[string]*Validator{},
+		validators: map[validatorKey]*Validator{},
 	}
 	entries, err := fs.ReadDir(files, ".")
 	if err != nil {
@@ -102,15 +109,17 @@ func buildRegistry() (*registry, error) {
 	return reg, nil
 }
 
-// newLoader returns a gojsonschema loader holding every schema file. Each
-// compilation needs its own: gojsonschema pools the root document under an
-// empty reference, so a loader compiles one root only.
-func (reg *registry) newLoader() (*gojsonschema.SchemaLoader, error) {
+// newLoader returns a gojsonschema loader holding every schema file as the
+// profile reads it. Each compilation needs its own: gojsonschema pools the
+// root document under an empty reference, so a loader compiles one root
+// only. The caller holds reg.mu.
+func (reg *registry) newLoader(p Profile) (*gojsonschema.SchemaLoader, error) {
+	docs := reg.profileFiles(p)
 	l := gojsonschema.NewSchemaLoader()
 	l.Draft = gojsonschema.Draft7
 	for _, name := range reg.fileNames {
-		if err := l.AddSchemas(gojsonschema.NewBytesLoader(reg.raw[name])); err != nil {
-			return nil, fmt.Errorf("load schema %s: %w", name, err)
+		if err := l.AddSchemas(gojsonschema.NewBytesLoader(docs[name])); err != nil {
+			return nil, fmt.Errorf("load schema %s (profile %s): %w", name, p, err)
 		}
 	}
 	return l, nil
@@ -143,15 +152,18 @@ func mustRegistry() *registry {
 }
 
 // Check parses every embedded file, resolves every reference and compiles a
-// validator for every definition. It reports the first problem found.
+// validator for every definition in every profile. It reports the first
+// problem found.
 func Check() error {
 	reg, err := theRegistry()
 	if err != nil {
 		return err
 	}
-	for _, name := range reg.defNames {
-		if _, err := Load(name); err != nil {
-			return err
+	for _, p := range Profiles() {
+		for _, name := range reg.defNames {
+			if _, err := LoadProfile(name, p); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -9,16 +9,25 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 )
 
-// Validator checks JSON documents against one compiled definition. It is safe
-// for concurrent use.
+// Validator checks JSON documents against one compiled definition in one
+// profile. It is safe for concurrent use.
 type Validator struct {
-	name   string
-	schema *gojsonschema.Schema
+	name    string
+	profile Profile
+	schema  *gojsonschema.Schema
 }
 
-// Load returns the compiled validator of the named definition. Each is
-// compiled on first request and cached.
-func Load(name string) (*Validator, error) {
+// Load returns the compiled validator of the named definition in the
+// Reference profile. It is LoadProfile(name, Reference).
+func Load(name string) (*Validator, error) { return LoadProfile(name, Reference) }
+
+// LoadProfile returns the compiled validator of the named definition in
+// profile p. Each is compiled on first request and cached; it is safe for
+// concurrent use.
+func LoadProfile(name string, p Profile) (*Validator, error) {
+	if _, err := ParseProfile(string(p)); err != nil {
+		return nil, fmt.Errorf("load schema %s: %w", name, err)
+	}
 	reg, err := theRegistry()
 	if err != nil {
 		return nil, err
@@ -27,23 +36,34 @@ func Load(name string) (*Validator, error) {
 	if !ok {
 		return nil, fmt.Errorf("no schema named %q", name)
 	}
+	key := validatorKey{name, p}
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	if v, ok := reg.validators[name]; ok {
+	if v, ok := reg.validators[key]; ok {
 		return v, nil
 	}
-	loader, err := reg.newLoader()
+	loader, err := reg.newLoader(p)
 	if err != nil {
 		return nil, err
 	}
 	root := fmt.Sprintf(`{"$ref": %q}`, BaseURL+n.File+"#"+n.Pointer)
 	compiled, err := loader.Compile(gojsonschema.NewStringLoader(root))
 	if err != nil {
-		return nil, fmt.Errorf("compile schema %s: %w", name, err)
+		return nil, fmt.Errorf("compile schema %s (profile %s): %w", name, p, err)
 	}
-	v := &Validator{name: name, schema: compiled}
-	reg.validators[name] = v
+	v := &Validator{name: name, profile: p, schema: compiled}
+	reg.validators[key] = v
 	return v, nil
+}
+
+// Validate checks one JSON document against the named definition in
+// profile p: LoadProfile, then Validator.Validate.
+func Validate(name string, p Profile, doc []byte) error {
+	v, err := LoadProfile(name, p)
+	if err != nil {
+		return err
+	}
+	return v.Validate(doc)
 }
 
 // MustLoad is Load for names fixed in code; it panics on an unknown
@@ -56,15 +76,37 @@ func MustLoad(name string) *Validator {
 	return v
 }
 
+// MustLoadProfile is LoadProfile for names and profiles fixed in code; it
+// panics on an unknown name or profile.
+func MustLoadProfile(name string, p Profile) *Validator {
+	v, err := LoadProfile(name, p)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 // Name returns the name of the definition the validator checks.
 func (v *Validator) Name() string { return v.name }
+
+// Profile returns the profile the validator checks by.
+func (v *Validator) Profile() Profile { return v.profile }
+
+// label names the validator in errors: the definition, and the profile
+// when it is not the default.
+func (v *Validator) label() string {
+	if v.profile == Reference {
+		return v.name
+	}
+	return fmt.Sprintf("%s (profile %s)", v.name, v.profile)
+}
 
 // Validate checks one JSON document. It returns nil when the document is
 // valid, a *ValidationError listing every violation when it is not, and
 // another error when the input is not JSON.
 func (v *Validator) Validate(doc []byte) error {
 	if !json.Valid(doc) {
-		return fmt.Errorf("validate %s: input is not valid JSON", v.name)
+		return fmt.Errorf("validate %s: input is not valid JSON", v.label())
 	}
 	return v.validate(gojsonschema.NewBytesLoader(doc))
 }
@@ -73,7 +115,7 @@ func (v *Validator) Validate(doc []byte) error {
 func (v *Validator) ValidateValue(x any) error {
 	data, err := json.Marshal(x)
 	if err != nil {
-		return fmt.Errorf("validate %s: marshal: %w", v.name, err)
+		return fmt.Errorf("validate %s: marshal: %w", v.label(), err)
 	}
 	return v.Validate(data)
 }
@@ -81,12 +123,12 @@ func (v *Validator) ValidateValue(x any) error {
 func (v *Validator) validate(l gojsonschema.JSONLoader) error {
 	res, err := v.schema.Validate(l)
 	if err != nil {
-		return fmt.Errorf("validate %s: %w", v.name, err)
+		return fmt.Errorf("validate %s: %w", v.label(), err)
 	}
 	if res.Valid() {
 		return nil
 	}
-	return newValidationError(v.name, res.Errors())
+	return newValidationError(v.name, v.profile, res.Errors())
 }
 
 // Violation is one way a document breaks its schema.
@@ -117,20 +159,24 @@ func (v Violation) String() string {
 type ValidationError struct {
 	// Schema is the name of the definition checked against.
 	Schema string
+	// Profile is the profile checked by.
+	Profile Profile
 	// Violations lists every violation, ordered by path.
 	Violations []Violation
 }
 
+// Error names the schema and the profile and lists the violations on one
+// line.
 func (e *ValidationError) Error() string {
 	lines := make([]string, len(e.Violations))
 	for i, v := range e.Violations {
 		lines[i] = v.String()
 	}
-	return fmt.Sprintf("does not match schema %s: %s", e.Schema, strings.Join(lines, "; "))
+	return fmt.Sprintf("does not match schema %s (profile %s): %s", e.Schema, e.Profile, strings.Join(lines, "; "))
 }
 
-func newValidationError(schema string, errs []gojsonschema.ResultError) *ValidationError {
-	out := &ValidationError{Schema: schema}
+func newValidationError(schema string, profile Profile, errs []gojsonschema.ResultError) *ValidationError {
+	out := &ValidationError{Schema: schema, Profile: profile}
 	seen := map[string]bool{}
 	for _, re := range errs {
 		path := contextPointer(re.Context())

@@ -107,7 +107,7 @@ func TestValidationErrorListsEveryViolationInPathOrder(t *testing.T) {
 		seen[v.String()] = true
 	}
 	msg := err.Error()
-	if !strings.HasPrefix(msg, "does not match schema ListTransactionsResponse: ") || !strings.Contains(msg, "/transactions/0/hash") {
+	if !strings.HasPrefix(msg, "does not match schema ListTransactionsResponse (profile reference): ") || !strings.Contains(msg, "/transactions/0/hash") {
 		t.Errorf("Error() = %q", msg)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chaindata/harness/mockserver/proxy"
+	"github.com/chaindata/harness/schemas"
 )
 
 // runProxy forwards requests to a deployment and validates its responses
@@ -71,7 +72,7 @@ func runProxy(ctx context.Context, e *env, args []string) int {
 	for _, n := range m.Unchecked {
 		unchecked += n
 	}
-	fmt.Fprintf(e.stdout, "stopped: %d requests, %d responses checked, %d unchecked, %d violations, %d upstream errors\n",
-		m.Requests, m.Checked, unchecked, m.Violations, m.UpstreamErrors)
+	fmt.Fprintf(e.stdout, "stopped: %d requests, %d responses checked, %d unchecked, %d violations (%d breaking the spec), %d upstream errors\n",
+		m.Requests, m.Checked, unchecked, m.Violations, m.Profiles[string(schemas.Spec)], m.UpstreamErrors)
 	return exitOK
 }

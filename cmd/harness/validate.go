@@ -16,6 +16,8 @@ import (
 func runValidate(_ context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "validate", "--schema NAME FILE... (\"-\" reads standard input; *.ndjson files hold one document per line)")
 	name := fs.String("schema", "", "name of the schema to check against (see \"harness schemas\")")
+	profileName := fs.String("profile", string(schemas.Reference),
+		"how strictly to read the schemas: reference (what the mock writes: closed objects, every field the real network writes) or spec (only what the spec states)")
 	ndjson := fs.Bool("ndjson", false, "treat every input as newline-delimited JSON, one document per line")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
@@ -23,10 +25,14 @@ func runValidate(_ context.Context, e *env, args []string) int {
 	if *name == "" {
 		return usageError(e.stderr, fs, "--schema is required")
 	}
+	profile, err := schemas.ParseProfile(*profileName)
+	if err != nil {
+		return usageError(e.stderr, fs, "--profile: %v", err)
+	}
 	if fs.NArg() == 0 {
 		return usageError(e.stderr, fs, "no input files (use - for standard input)")
 	}
-	v, err := schemas.Load(*name)
+	v, err := schemas.LoadProfile(*name, profile)
 	if err != nil {
 		return usageError(e.stderr, fs, "%v", err)
 	}
@@ -54,7 +60,8 @@ func readInput(e *env, path string) ([]byte, error) {
 }
 
 // checkDocument validates one input and prints one line per violation,
-// prefixed with where it is. It reports whether the input is valid.
+// prefixed with where it is, and followed by the profile when it is not the
+// default. It reports whether the input is valid.
 func checkDocument(w io.Writer, v *schemas.Validator, path string, data []byte, lines bool) bool {
 	if !lines {
 		return report(w, path, v.Validate(data))
@@ -87,8 +94,12 @@ func report(w io.Writer, where string, err error) bool {
 		fmt.Fprintf(w, "%s: %v\n", where, err)
 		return false
 	}
+	suffix := ""
+	if verr.Profile != schemas.Reference {
+		suffix = fmt.Sprintf(" (profile %s)", verr.Profile)
+	}
 	for _, viol := range verr.Violations {
-		fmt.Fprintf(w, "%s: %s\n", where, viol)
+		fmt.Fprintf(w, "%s: %s%s\n", where, viol, suffix)
 	}
 	return false
 }

@@ -144,6 +144,9 @@ func TestValidateUsageErrors(t *testing.T) {
 		{"no files", []string{"--schema", "NetworkParameter"}, "no input files"},
 		{"unknown flag", []string{"--schema", "NetworkParameter", "--strict", file}, "flag provided but not defined"},
 		{"schema without value", []string{"--schema"}, "flag needs an argument"},
+		{"unknown profile", []string{"--schema", "NetworkParameter", "--profile", "strict", file}, `--profile: unknown profile "strict" (want reference or spec)`},
+		{"empty profile", []string{"--schema", "NetworkParameter", "--profile=", file}, `--profile: unknown profile ""`},
+		{"profile without value", []string{"--schema", "NetworkParameter", "--profile"}, "flag needs an argument"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -157,7 +160,7 @@ func TestValidateUsageErrors(t *testing.T) {
 
 func TestValidateHelp(t *testing.T) {
 	code, _, errOut := runHarness(t, "", "validate", "-h")
-	if code != exitOK || !strings.Contains(errOut, "--schema") {
+	if code != exitOK || !strings.Contains(errOut, "--schema") || !strings.Contains(errOut, "-profile") {
 		t.Errorf("exit %d, stderr %q; want 0 and the flags", code, errOut)
 	}
 }
@@ -234,6 +237,74 @@ func TestValidateNDJSON(t *testing.T) {
 			for i, line := range lines {
 				if want := filepath.Join(dir, tc.want[i]); !strings.HasPrefix(line, want) {
 					t.Errorf("line %d = %q, want it to start with %q", i+1, line, want)
+				}
+			}
+		})
+	}
+}
+
+// TestValidateProfile checks --profile: the spec profile accepts what the
+// spec does not state (fields it does not show, unknown fields, command
+// kinds it does not give), still rejects what it does, and says so on each
+// line; the default is the reference profile, whose lines are unchanged.
+func TestValidateProfile(t *testing.T) {
+	dir := t.TempDir()
+	const (
+		extraField = `{"key": "spam.pow.difficulty", "value": "15", "extra": true}`
+		shortTx    = `{"block": "45120415", "code": 0, "command": {"nonce": "1", "blockHeight": "2", "someFutureCommand": {}}, "cursor": "45120415.0"}`
+		badTx      = `{"block": 45120415, "code": 0}`
+	)
+	extra := writeInputFile(t, dir, "extra.json", extraField)
+	invalid := writeInputFile(t, dir, "invalid.json", invalidParam)
+	tx := writeInputFile(t, dir, "tx.json", shortTx)
+	bad := writeInputFile(t, dir, "bad.json", badTx)
+	lines := writeInputFile(t, dir, "params.ndjson", validParam+"\n"+extraField+"\n"+invalidParam+"\n")
+	type line struct{ prefix, suffix string }
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     []line // each line of stdout, in order
+	}{
+		{"an unknown field: reference by default", []string{"--schema", "NetworkParameter", extra}, exitFailure,
+			[]line{{extra + ": /extra: ", "[additional_property_not_allowed]"}}},
+		{"an unknown field: reference named", []string{"--schema", "NetworkParameter", "--profile", "reference", extra}, exitFailure,
+			[]line{{extra + ": /extra: ", "[additional_property_not_allowed]"}}},
+		{"an unknown field: spec", []string{"--schema", "NetworkParameter", "--profile", "spec", extra}, exitOK, nil},
+		{"what the spec states still fails under spec", []string{"--schema", "NetworkParameter", "--profile=spec", invalid}, exitFailure,
+			[]line{{invalid + ": /key: ", "[pattern] (profile spec)"}, {invalid + ": /value: ", "[invalid_type] (profile spec)"}}},
+		{"a transaction with only the spec's fields: reference", []string{"--schema", "Transaction", tx}, exitFailure, nil},
+		{"a transaction with only the spec's fields: spec", []string{"--schema", "Transaction", "--profile", "spec", tx}, exitOK, nil},
+		{"a transaction breaking the spec", []string{"--schema", "Transaction", "--profile", "spec", bad}, exitFailure,
+			[]line{{bad + ": /block: ", "[invalid_type] (profile spec)"}, {bad + ": /command: ", "[required] (profile spec)"}}},
+		{"NDJSON under spec", []string{"--schema", "NetworkParameter", "--profile", "spec", lines}, exitFailure,
+			[]line{{lines + ":3: /key: ", "(profile spec)"}, {lines + ":3: /value: ", "(profile spec)"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runHarness(t, "", append([]string{"validate"}, tc.args...)...)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d (stdout %q, stderr %q)", code, tc.wantCode, out, errOut)
+			}
+			if errOut != "" {
+				t.Errorf("stderr %q, want nothing", errOut)
+			}
+			if tc.want == nil {
+				if code == exitOK && out != "" {
+					t.Errorf("stdout %q, want nothing", out)
+				}
+				if code != exitOK && (out == "" || strings.Contains(out, "profile")) {
+					t.Errorf("stdout %q, want violations without a profile", out)
+				}
+				return
+			}
+			got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d lines, want %d:\n%s", len(got), len(tc.want), out)
+			}
+			for i, w := range tc.want {
+				if !strings.HasPrefix(got[i], w.prefix) || !strings.HasSuffix(got[i], w.suffix) {
+					t.Errorf("line %d = %q, want %q ... %q", i+1, got[i], w.prefix, w.suffix)
 				}
 			}
 		})

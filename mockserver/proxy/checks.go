@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/schemas"
 )
 
 // Rules of the single-response checks, beside the schema rules the
@@ -49,6 +50,14 @@ type Finding struct {
 	Rule string
 	// Message says what is wrong.
 	Message string
+	// Profile says which schema profile a schema violation breaks:
+	// schemas.Spec when the spec profile rejects it too (the body breaks
+	// the spec, a MUST), schemas.Reference when only the reference profile
+	// does (our stricter reading: a field the spec does not show, an
+	// unknown field, ...). A body that is not JSON breaks both, so Spec. It
+	// is empty for the single-response rules (RuleEdgeCursor ...), which
+	// are not schema checks.
+	Profile schemas.Profile
 }
 
 // listing is what the proxy knows of one listing path.
@@ -261,7 +270,7 @@ func nodeChecks(name string, q query, node json.RawMessage) (pageKey, []Finding,
 		}
 		var fs []Finding
 		if id, ok := q.get("nodeId", "node_id"); ok && id != "" && k.NodeID != id {
-			fs = append(fs, Finding{"/nodeId", RuleFilter, fmt.Sprintf("nodeId %q, the query asks for %q", k.NodeID, id)})
+			fs = append(fs, Finding{Path: "/nodeId", Rule: RuleFilter, Message: fmt.Sprintf("nodeId %q, the query asks for %q", k.NodeID, id)})
 		}
 		return pageKey{k.BlockHeight, k.NodeID}, fs, nil
 	default:
@@ -276,7 +285,7 @@ func nodeChecks(name string, q query, node json.RawMessage) (pageKey, []Finding,
 func gameFilters(q query, g *generators.Game) []Finding {
 	var fs []Finding
 	add := func(path, format string, a ...any) {
-		fs = append(fs, Finding{path, RuleFilter, fmt.Sprintf(format, a...)})
+		fs = append(fs, Finding{Path: path, Rule: RuleFilter, Message: fmt.Sprintf(format, a...)})
 	}
 	if id, ok := q.get("gameId", "game_id"); ok && id != "" && g.ID != id {
 		add("/id", "game %q, the query asks for gameId %q", g.ID, id)
@@ -298,11 +307,11 @@ func gameFilters(q query, g *generators.Game) []Finding {
 	to, hasTo := q.uint("epochTo", "epoch_to")
 	switch {
 	case hasTo && g.Epoch > to:
-		fs = append(fs, Finding{"/epoch", RuleEpochWindow, fmt.Sprintf("epoch %d is above epochTo %d", g.Epoch, to)})
+		fs = append(fs, Finding{Path: "/epoch", Rule: RuleEpochWindow, Message: fmt.Sprintf("epoch %d is above epochTo %d", g.Epoch, to)})
 	case hasFrom && (!hasTo || from <= to) && g.Epoch < from:
-		fs = append(fs, Finding{"/epoch", RuleEpochWindow, fmt.Sprintf("epoch %d is below epochFrom %d", g.Epoch, from)})
+		fs = append(fs, Finding{Path: "/epoch", Rule: RuleEpochWindow, Message: fmt.Sprintf("epoch %d is below epochFrom %d", g.Epoch, from)})
 	case hasFrom && !hasTo && g.Epoch-from > 29:
-		fs = append(fs, Finding{"/epoch", RuleEpochWindow, fmt.Sprintf("epoch %d is above epochFrom %d + 29, the window's end when only epochFrom is given", g.Epoch, from)})
+		fs = append(fs, Finding{Path: "/epoch", Rule: RuleEpochWindow, Message: fmt.Sprintf("epoch %d is above epochFrom %d + 29, the window's end when only epochFrom is given", g.Epoch, from)})
 	}
 	return fs
 }
@@ -328,7 +337,7 @@ func epochSpan(l listing, p page) []Finding {
 		seen = true
 	}
 	if seen && hi-lo > 29 {
-		return []Finding{{"/" + l.wrapper + "/edges", RuleEpochWindow, fmt.Sprintf("rows span epochs %d to %d, more than 30", lo, hi)}}
+		return []Finding{{Path: "/" + l.wrapper + "/edges", Rule: RuleEpochWindow, Message: fmt.Sprintf("rows span epochs %d to %d, more than 30", lo, hi)}}
 	}
 	return nil
 }

@@ -10,7 +10,11 @@
 // checks:
 //
 //   - the body against the listing's response schema, or against Error for
-//     any status but 200;
+//     any status but 200, in the reference profile (schemas.Reference); a
+//     body that fails it is validated in the spec profile too, and each
+//     violation is labelled spec when the spec profile also finds it (the
+//     body breaks the spec) and reference when only the reference profile
+//     does (our stricter reading);
 //   - the pagination rules one response shows: every edge has a cursor,
 //     pageInfo.startCursor and endCursor are the first and last edge's
 //     cursors (empty on an empty page), a page holds at most the count
@@ -26,6 +30,7 @@
 //     command whose shape the spec does not give.
 //
 // Each violation is one structured log line (listing, path, query, status,
-// rule, JSON path, message) and is counted; MetricsPath answers the counts
-// as JSON, or in the Prometheus text format.
+// rule, profile for a schema violation, JSON path, message) and is counted;
+// MetricsPath answers the counts, schema violations also by profile, as
+// JSON, or in the Prometheus text format.
 package proxy

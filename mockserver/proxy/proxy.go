@@ -255,10 +255,15 @@ func (p *Proxy) finish(ctx context.Context, ex *exchange) {
 	findings := validate(ex, ex.status, body)
 	p.metrics.checked(ex, ex.status, findings)
 	for _, f := range findings {
-		p.log.LogAttrs(ctx, slog.LevelWarn, "violation",
+		attrs := []slog.Attr{
 			slog.String("listing", ex.listing.name), slog.String("path", ex.path), slog.String("query", ex.query),
-			slog.Int("status", ex.status), slog.String("rule", f.Rule), slog.String("at", f.Path),
-			slog.String("message", f.Message))
+			slog.Int("status", ex.status), slog.String("rule", f.Rule),
+		}
+		if f.Profile != "" {
+			attrs = append(attrs, slog.String("profile", string(f.Profile)))
+		}
+		attrs = append(attrs, slog.String("at", f.Path), slog.String("message", f.Message))
+		p.log.LogAttrs(ctx, slog.LevelWarn, "violation", attrs...)
 	}
 }
 
@@ -286,28 +291,68 @@ func decode(encoding string, body []byte, limit int64) ([]byte, string) {
 }
 
 // validate checks a listing response: the body against its schema (Error
-// for any status but 200) and, for a 200, the single-response rules.
+// for any status but 200), each schema violation labelled with its profile,
+// and, for a 200, the single-response rules.
 func validate(ex *exchange, status int, body []byte) []Finding {
 	schema := ex.listing.response
 	if status != http.StatusOK {
 		schema = "Error"
 	}
-	var out []Finding
-	err := schemas.MustLoad(schema).Validate(body)
-	var verr *schemas.ValidationError
-	switch {
-	case errors.As(err, &verr):
-		for _, v := range verr.Violations {
-			out = append(out, Finding{Path: v.Path, Rule: v.Rule, Message: v.Message})
-		}
-	case err != nil:
-		return append(out, Finding{Rule: RuleJSON, Message: err.Error()})
+	out, ok := schemaFindings(schema, body)
+	if !ok {
+		return out
 	}
 	if status == http.StatusOK {
 		q, _ := url.ParseQuery(ex.query)
 		out = append(out, check(ex.listing, query(q), body)...)
 	}
 	return out
+}
+
+// schemaFindings validates a body against its schema in the reference
+// profile, as the mock writes it, and only when that fails in the spec
+// profile too, to label each violation with the profile it breaks: Spec
+// when the spec profile rejects the same thing (same path and rule),
+// Reference otherwise. It returns false when the body is not JSON.
+func schemaFindings(schema string, body []byte) ([]Finding, bool) {
+	err := schemas.MustLoad(schema).Validate(body)
+	if err == nil {
+		return nil, true
+	}
+	var ref *schemas.ValidationError
+	if !errors.As(err, &ref) {
+		return []Finding{{Rule: RuleJSON, Message: err.Error(), Profile: schemas.Spec}}, false
+	}
+	type key struct{ path, rule string }
+	inSpec := map[key]bool{}
+	var spec *schemas.ValidationError
+	if errors.As(schemas.MustLoadProfile(schema, schemas.Spec).Validate(body), &spec) {
+		for _, v := range spec.Violations {
+			inSpec[key{v.Path, v.Rule}] = true
+		}
+	}
+	out := make([]Finding, 0, len(ref.Violations))
+	seen := map[key]bool{}
+	for _, v := range ref.Violations {
+		k := key{v.Path, v.Rule}
+		seen[k] = true
+		profile := schemas.Reference
+		if inSpec[k] {
+			profile = schemas.Spec
+		}
+		out = append(out, Finding{Path: v.Path, Rule: v.Rule, Message: v.Message, Profile: profile})
+	}
+	// The spec profile is the looser, so it should find nothing the
+	// reference profile did not; should the two report a violation
+	// differently, the spec's is kept rather than lost.
+	if spec != nil {
+		for _, v := range spec.Violations {
+			if !seen[key{v.Path, v.Rule}] {
+				out = append(out, Finding{Path: v.Path, Rule: v.Rule, Message: v.Message, Profile: schemas.Spec})
+			}
+		}
+	}
+	return out, true
 }
 
 func (p *Proxy) unchecked(ctx context.Context, ex *exchange, reason string) {
@@ -402,6 +447,9 @@ type Metrics struct {
 	Unchecked map[string]int64 `json:"unchecked"`
 	// Violations counts every violation found.
 	Violations int64 `json:"violations"`
+	// Profiles counts the schema violations by the profile they break
+	// (Finding.Profile): "spec" or "reference".
+	Profiles map[string]int64 `json:"profiles"`
 	// Listings holds the counters of each listing, by generators name.
 	Listings map[string]*ListingMetrics `json:"listings"`
 }
@@ -418,6 +466,12 @@ type ListingMetrics struct {
 	Statuses map[int]int64 `json:"statuses"`
 	// Rules counts violations by rule.
 	Rules map[string]int64 `json:"rules"`
+	// Profiles counts schema violations by the profile they break:
+	// "spec" (the spec profile rejects them too) or "reference" (only the
+	// reference profile does).
+	Profiles map[string]int64 `json:"profiles"`
+	// ProfileRules counts schema violations by profile, then rule.
+	ProfileRules map[string]map[string]int64 `json:"profileRules"`
 }
 
 type metrics struct {
@@ -426,13 +480,14 @@ type metrics struct {
 }
 
 func newMetrics() *metrics {
-	return &metrics{m: Metrics{Unchecked: map[string]int64{}, Listings: map[string]*ListingMetrics{}}}
+	return &metrics{m: Metrics{Unchecked: map[string]int64{}, Profiles: map[string]int64{}, Listings: map[string]*ListingMetrics{}}}
 }
 
 func (m *metrics) listing(name string) *ListingMetrics {
 	lm := m.m.Listings[name]
 	if lm == nil {
-		lm = &ListingMetrics{Statuses: map[int]int64{}, Rules: map[string]int64{}}
+		lm = &ListingMetrics{Statuses: map[int]int64{}, Rules: map[string]int64{}, Profiles: map[string]int64{},
+			ProfileRules: map[string]map[string]int64{}}
 		m.m.Listings[name] = lm
 	}
 	return lm
@@ -461,6 +516,16 @@ func (m *metrics) checked(ex *exchange, status int, findings []Finding) {
 		m.m.Violations++
 		lm.Violations++
 		lm.Rules[f.Rule]++
+		if f.Profile == "" {
+			continue
+		}
+		profile := string(f.Profile)
+		m.m.Profiles[profile]++
+		lm.Profiles[profile]++
+		if lm.ProfileRules[profile] == nil {
+			lm.ProfileRules[profile] = map[string]int64{}
+		}
+		lm.ProfileRules[profile][f.Rule]++
 	}
 }
 
@@ -490,11 +555,17 @@ func (p *Proxy) Metrics() Metrics {
 	defer m.mu.Unlock()
 	out := m.m
 	out.Unchecked = copyMap(m.m.Unchecked)
+	out.Profiles = copyMap(m.m.Profiles)
 	out.Listings = make(map[string]*ListingMetrics, len(m.m.Listings))
 	for k, lm := range m.m.Listings {
 		c := *lm
 		c.Statuses = copyMap(lm.Statuses)
 		c.Rules = copyMap(lm.Rules)
+		c.Profiles = copyMap(lm.Profiles)
+		c.ProfileRules = make(map[string]map[string]int64, len(lm.ProfileRules))
+		for p, rules := range lm.ProfileRules {
+			c.ProfileRules[p] = copyMap(rules)
+		}
 		out.Listings[k] = &c
 	}
 	return out
@@ -556,6 +627,16 @@ func writePrometheus(w io.Writer, m Metrics) {
 	for _, l := range names {
 		for _, rule := range sortedKeys(m.Listings[l].Rules) {
 			fmt.Fprintf(w, "harness_proxy_violations_total{listing=%q,rule=%q} %d\n", l, rule, m.Listings[l].Rules[rule])
+		}
+	}
+	metric("harness_proxy_schema_violations_total",
+		"Schema violations, by listing, profile (spec: the spec profile rejects them too; reference: only the reference profile does) and rule.")
+	for _, l := range names {
+		byProfile := m.Listings[l].ProfileRules
+		for _, profile := range sortedKeys(byProfile) {
+			for _, rule := range sortedKeys(byProfile[profile]) {
+				fmt.Fprintf(w, "harness_proxy_schema_violations_total{listing=%q,profile=%q,rule=%q} %d\n", l, profile, rule, byProfile[profile][rule])
+			}
 		}
 	}
 }

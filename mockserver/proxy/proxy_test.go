@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -291,20 +293,21 @@ func TestProxyReportsDefects(t *testing.T) {
 		listing string
 		rule    string
 		at      string // JSON path of the logged violation, "" for any
+		profile string // the profile a schema violation breaks, "" for the single-response rules
 	}{
 		{
 			name: "required field dropped",
 			wrap: rewrite("/api/v2/snapshots", func(b map[string]any) {
 				delete(node(b, "coreSnapshots", 0), "blockHash")
 			}),
-			query: "/api/v2/snapshots?pagination.first=5", listing: "snapshots", rule: "required", at: "/coreSnapshots/edges/0/node/blockHash",
+			query: "/api/v2/snapshots?pagination.first=5", listing: "snapshots", rule: "required", at: "/coreSnapshots/edges/0/node/blockHash", profile: "spec",
 		},
 		{
 			name: "field of the wrong type",
 			wrap: rewrite("/api/v2/core/keys/ethereum/rotations", func(b map[string]any) {
 				node(b, "keyRotations", 1)["blockHeight"] = 12
 			}),
-			query: "/api/v2/core/keys/ethereum/rotations?pagination.first=3", listing: "keyrotations", rule: "invalid_type", at: "/keyRotations/edges/1/node/blockHeight",
+			query: "/api/v2/core/keys/ethereum/rotations?pagination.first=3", listing: "keyrotations", rule: "invalid_type", at: "/keyRotations/edges/1/node/blockHeight", profile: "spec",
 		},
 		{
 			name: "endCursor is not the last edge's",
@@ -413,7 +416,7 @@ func TestProxyReportsDefects(t *testing.T) {
 		{
 			name:  "error body without details",
 			wrap:  rewriteStatus("/api/v2/games", func(_ int, b map[string]any) { delete(b, "details") }, http.StatusBadRequest),
-			query: "/api/v2/games?pagination.first=0", listing: "games", rule: "required", at: "/details",
+			query: "/api/v2/games?pagination.first=0", listing: "games", rule: "required", at: "/details", profile: "spec",
 		},
 		{
 			name: "body that is not JSON",
@@ -424,7 +427,7 @@ func TestProxyReportsDefects(t *testing.T) {
 					io.WriteString(w, "<html>upstream exploded</html>")
 				})
 			},
-			query: "/api/v2/snapshots", listing: "snapshots", rule: proxy.RuleJSON,
+			query: "/api/v2/snapshots", listing: "snapshots", rule: proxy.RuleJSON, profile: "spec",
 		},
 	}
 	for _, tc := range tests {
@@ -444,8 +447,14 @@ func TestProxyReportsDefects(t *testing.T) {
 			if lm.ResponsesWithViolations != 1 || m.Violations == 0 {
 				t.Errorf("responses with violations %d, violations %d", lm.ResponsesWithViolations, m.Violations)
 			}
-			if !logged(t, logs.String(), q, tc.rule, tc.at) {
-				t.Errorf("no log line with rule %s at %q for %s:\n%s", tc.rule, tc.at, q, logs)
+			if !logged(t, logs.String(), q, tc.rule, tc.at, tc.profile) {
+				t.Errorf("no log line with rule %s at %q and profile %q for %s:\n%s", tc.rule, tc.at, tc.profile, q, logs)
+			}
+			if tc.profile != "" && (lm.Profiles[tc.profile] == 0 || lm.ProfileRules[tc.profile][tc.rule] == 0 || m.Profiles[tc.profile] == 0) {
+				t.Errorf("no %s violation of profile %s counted: %+v, %v", tc.rule, tc.profile, lm, m.Profiles)
+			}
+			if tc.profile == "" && lm.ProfileRules["spec"][tc.rule]+lm.ProfileRules["reference"][tc.rule] != 0 {
+				t.Errorf("a %s violation is counted under a schema profile: %+v", tc.rule, lm.ProfileRules)
 			}
 		})
 	}
@@ -471,8 +480,9 @@ func firstNode(t *testing.T, up string) string {
 	return raw.KeyRotations.Edges[1].Node.NodeID
 }
 
-// logged reports whether a violation line names the query, rule and path.
-func logged(t *testing.T, logs, pathQuery, rule, at string) bool {
+// logged reports whether a violation line names the query, rule, path and
+// profile ("" for a line without one).
+func logged(t *testing.T, logs, pathQuery, rule, at, profile string) bool {
 	t.Helper()
 	u, err := url.Parse(pathQuery)
 	if err != nil {
@@ -487,11 +497,107 @@ func logged(t *testing.T, logs, pathQuery, rule, at string) bool {
 			t.Fatalf("log line is not JSON: %s", line)
 		}
 		if rec["msg"] == "violation" && rec["level"] == "WARN" && rec["path"] == u.Path && rec["query"] == u.RawQuery &&
-			rec["rule"] == rule && (at == "" || rec["at"] == at) && rec["message"] != "" {
+			rec["rule"] == rule && (at == "" || rec["at"] == at) && rec["message"] != "" && profileOf(rec) == profile {
 			return true
 		}
 	}
 	return false
+}
+
+// profileOf returns the profile attribute of a log record, "" without one.
+func profileOf(rec map[string]any) string {
+	p, _ := rec["profile"].(string)
+	return p
+}
+
+// TestProxyLabelsViolationsByProfile puts the proxy in front of mocks whose
+// bodies break the schemas two ways at once: a violation the spec profile
+// also finds is labelled spec, one only the reference profile finds is
+// labelled reference, in the log and in both forms of the metrics.
+func TestProxyLabelsViolationsByProfile(t *testing.T) {
+	type want struct{ rule, at, profile string }
+	tests := []struct {
+		name    string
+		wrap    func(http.Handler) http.Handler
+		query   string
+		listing string
+		want    []want
+	}{
+		{
+			name: "snapshots: an unknown field and a missing blockHash",
+			wrap: rewrite("/api/v2/snapshots", func(b map[string]any) {
+				node(b, "coreSnapshots", 0)["someFutureField"] = "x"
+				delete(node(b, "coreSnapshots", 1), "blockHash")
+			}),
+			query: "/api/v2/snapshots?pagination.first=3", listing: "snapshots",
+			want: []want{
+				{"additional_property_not_allowed", "/coreSnapshots/edges/0/node/someFutureField", "reference"},
+				{"required", "/coreSnapshots/edges/1/node/blockHash", "spec"},
+			},
+		},
+		{
+			name: "transactions: an older explorer's and a block as a number",
+			wrap: rewrite("/transactions", func(b map[string]any) {
+				txs := b["transactions"].([]any)
+				delete(txs[0].(map[string]any), "createdAt")
+				txs[1].(map[string]any)["block"] = 45120415
+			}),
+			query: "/transactions?first=3", listing: "transactions",
+			want: []want{
+				{"required", "/transactions/0/createdAt", "reference"},
+				{"invalid_type", "/transactions/1/block", "spec"},
+			},
+		},
+		{
+			name: "games: both entity scopes and an unknown page field",
+			wrap: rewrite("/api/v2/games", func(b map[string]any) {
+				n := node(b, "games", 0)
+				if n["individual"] == nil {
+					n["individual"] = map[string]any{"individual": []any{}}
+				} else {
+					n["team"] = map[string]any{"team": []any{}}
+				}
+				page(b, "games")["someFutureField"] = true
+			}),
+			query: "/api/v2/games?pagination.first=2", listing: "games",
+			want: []want{
+				{"number_one_of", "/games/edges/0/node", "reference"},
+				{"additional_property_not_allowed", "/games/someFutureField", "reference"},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			up := upstream(t, tc.wrap)
+			px, logs := startProxy(t, up.URL, proxy.Config{})
+			sameAnswer(t, get(t, px.URL+tc.query), get(t, up.URL+tc.query))
+			m := metrics(t, px.URL)
+			lm := m.Listings[tc.listing]
+			if lm == nil {
+				t.Fatalf("nothing counted on %s", tc.listing)
+			}
+			wantProfiles := map[string]int64{}
+			for _, w := range tc.want {
+				wantProfiles[w.profile]++
+				if !logged(t, logs.String(), tc.query, w.rule, w.at, w.profile) {
+					t.Errorf("no log line with rule %s at %q and profile %s:\n%s", w.rule, w.at, w.profile, logs)
+				}
+				if lm.ProfileRules[w.profile][w.rule] == 0 {
+					t.Errorf("profileRules %v: no %s under %s", lm.ProfileRules, w.rule, w.profile)
+				}
+			}
+			if !reflect.DeepEqual(lm.Profiles, wantProfiles) || !reflect.DeepEqual(m.Profiles, wantProfiles) {
+				t.Errorf("profiles: listing %v, total %v; want %v", lm.Profiles, m.Profiles, wantProfiles)
+			}
+			prom := string(do(t, http.DefaultClient, http.MethodGet, px.URL+proxy.MetricsPath+"?format=prometheus", nil).body)
+			for _, w := range tc.want {
+				line := fmt.Sprintf("harness_proxy_schema_violations_total{listing=%q,profile=%q,rule=%q} ", tc.listing, w.profile, w.rule)
+				if !strings.Contains(prom, line) {
+					t.Errorf("no %q in:\n%s", line, prom)
+				}
+			}
+		})
+	}
 }
 
 // TestProxyUnchecked covers the bodies the proxy does not validate and the
@@ -633,6 +739,8 @@ func TestProxyPrometheus(t *testing.T) {
 				`harness_proxy_checked_total{listing="networkparameters"} 1` + "\n",
 				`harness_proxy_violations_total{listing="snapshots",rule="required"} 1` + "\n",
 				"# TYPE harness_proxy_violations_total counter\n",
+				`harness_proxy_schema_violations_total{listing="snapshots",profile="spec",rule="required"} 1` + "\n",
+				"# TYPE harness_proxy_schema_violations_total counter\n",
 			} {
 				if !strings.Contains(string(a.body), want) {
 					t.Errorf("no %q in:\n%s", want, a.body)

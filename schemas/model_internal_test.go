@@ -1,0 +1,61 @@
+package schemas
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// parseSchema parses one schema document as the registry parses a
+// definition.
+func parseSchema(t *testing.T, doc string) (*Node, error) {
+	t.Helper()
+	tree, err := decodeOrdered([]byte(doc))
+	if err != nil {
+		t.Fatalf("decode %s: %v", doc, err)
+	}
+	p := &parser{file: "test.json", nodes: map[string]*Node{}}
+	return p.parse(tree, "/definitions/X")
+}
+
+func TestParseSpecKeywords(t *testing.T) {
+	tests := []struct {
+		name       string
+		doc        string
+		wantFields []string
+		wantHas    bool
+		wantOneOf  bool
+		wantErr    string
+	}{
+		{"fields", `{"type": "object", "x-spec-fields": ["a"], "properties": {"a": {}, "b": {}}}`, []string{"a"}, true, false, ""},
+		{"no fields", `{"type": "object", "x-spec-fields": [], "properties": {"a": {}}}`, []string{}, true, false, ""},
+		{"absent", `{"type": "object", "properties": {"a": {}}}`, nil, false, false, ""},
+		{"oneOf", `{"type": "object", "x-spec-fields": ["a", "b"], "properties": {"a": {}, "b": {}},
+			"x-spec-oneof": true, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}`, []string{"a", "b"}, true, true, ""},
+		{"oneOf false", `{"x-spec-oneof": false, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}`, nil, false, false, ""},
+		{"fields not an array", `{"x-spec-fields": "a"}`, nil, false, false, "expected an array of strings"},
+		{"field not a string", `{"x-spec-fields": ["a", 1]}`, nil, false, false, "expected an array of strings"},
+		{"field twice", `{"x-spec-fields": ["a", "a"]}`, nil, false, false, `"a" is listed twice`},
+		{"oneof not a boolean", `{"x-spec-oneof": "yes", "oneOf": [{}]}`, nil, false, false, "x-spec-oneof must be a boolean"},
+		{"oneof without oneOf", `{"x-spec-oneof": true}`, nil, false, false, "x-spec-oneof without a oneOf"},
+		{"misspelt keyword", `{"x-spec-field": ["a"]}`, nil, false, false, `unknown keyword "x-spec-field"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n, err := parseSchema(t, tc.doc)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(n.SpecFields, tc.wantFields) || n.HasSpecFields != tc.wantHas || n.SpecOneOf != tc.wantOneOf {
+				t.Errorf("SpecFields %#v HasSpecFields %v SpecOneOf %v, want %#v %v %v",
+					n.SpecFields, n.HasSpecFields, n.SpecOneOf, tc.wantFields, tc.wantHas, tc.wantOneOf)
+			}
+		})
+	}
+}
