@@ -286,7 +286,7 @@ func txPagingRules(ts *txState) {
 			}
 		}
 		for _, n := range []int{1, 3} {
-			if n > len(rows) && ts.down.complete {
+			if n > len(rows) && ts.down.complete || n > ts.cfg.PageSize {
 				break
 			}
 			for _, name := range []string{"first", "last"} {
@@ -585,7 +585,10 @@ func txFilters() []txFilter {
 				}
 				return nil, nil, "the walk has fewer than two submitters"
 			}, match: party},
-		{name: "parties naming the receiver of a governance transfer", lvl: citeParties,
+		// A row that names the party as neither submitter nor receiver can
+		// only be told from one that names it as submitter by the
+		// submitter field.
+		{name: "parties naming the receiver of a governance transfer", lvl: citeParties, needs: []string{"submitter"},
 			query: func(rows []row) (url.Values, *row, string) {
 				for i, r := range rows {
 					for _, d := range destinations(r.node["command"]) {

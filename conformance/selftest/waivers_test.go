@@ -52,7 +52,11 @@ func TestRealNetworkWaivers(t *testing.T) {
 	}
 	waived := conform(t, srv.URL, "--label-filter", "games", "--waivers", abs(t, realNetworkWaivers))
 	if waived.exitCode != 0 {
-		t.Errorf("with the real network's waivers: exit %d, want 0\n%s", waived.exitCode, tail(waived.output))
+		var ids []string
+		for _, s := range waived.failed() {
+			ids = append(ids, ruleIDOf(s))
+		}
+		t.Errorf("with the real network's waivers: exit %d, want 0; rules still failing: %v\n%s", waived.exitCode, ids, tail(waived.output))
 	}
 	states := map[string]types.SpecState{}
 	for _, s := range waived.specs() {

@@ -1,0 +1,148 @@
+package selftest
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/chaindata/harness/mockserver"
+)
+
+// variant is a server that follows the spec but not the mock's exact shape,
+// as a real deployment of another release may: it must pass every MUST
+// rule, and fail exactly the SHOULD rules that judge our reading.
+type variant struct {
+	name string
+	what string
+	wrap func(http.Handler) http.Handler
+	// config changes the mock's configuration, and args are the run's
+	// extra flags (optional).
+	config func(*mockserver.Config)
+	args   []string
+	// strictFailures are the IDs of the SHOULD rules it must fail, and no
+	// others.
+	strictFailures []string
+}
+
+// keepOnly drops every field of each transaction but the named ones.
+func keepOnly(fields ...string) func(url.Values, *answer) {
+	return func(_ url.Values, a *answer) {
+		for _, t := range txs(a) {
+			m, _ := t.(map[string]any)
+			for k := range m {
+				if !slices.Contains(fields, k) {
+					delete(m, k)
+				}
+			}
+		}
+	}
+}
+
+// eachRecord calls f on every record of an answer: the nodes of a page, or
+// the transactions.
+func eachRecord(a *answer, f func(map[string]any)) {
+	eachNode(a, f)
+	for _, t := range txs(a) {
+		if m, ok := t.(map[string]any); ok {
+			f(m)
+		}
+	}
+}
+
+func variants() []variant {
+	return []variant{
+		{
+			name:           "transactions-with-spec-fields-only",
+			what:           "transactions carry only the spec's block, code and command, and a cursor",
+			wrap:           rewrite(transactionPath, nil, keepOnly("block", "code", "command", "cursor")),
+			strictFailures: []string{"TX-PAG-002", "TX-SCH-003"},
+		},
+		{
+			name: "older-explorer",
+			what: "transactions lack createdAt, version and pow, as an older block explorer's do",
+			wrap: rewrite(transactionPath, nil, func(_ url.Values, a *answer) {
+				for _, t := range txs(a) {
+					m, _ := t.(map[string]any)
+					delete(m, "createdAt")
+					delete(m, "version")
+					delete(m, "pow")
+				}
+			}),
+			strictFailures: []string{"TX-SCH-003"},
+		},
+		{
+			name: "newer-release-adds-fields",
+			what: "every record of every listing carries a field the spec does not show, and every command one more",
+			wrap: rewrite("", nil, func(_ url.Values, a *answer) {
+				eachRecord(a, func(n map[string]any) {
+					n["addedInANewerRelease"] = "x"
+					if c, ok := n["command"].(map[string]any); ok {
+						c["alsoNew"] = map[string]any{"n": "1"}
+					}
+				})
+			}),
+			strictFailures: []string{"GAMES-SCH-004", "SNAP-SCH-005", "ROT-SCH-005", "PARAM-SCH-004", "TX-SCH-003"},
+		},
+		{
+			name: "small-largest-page",
+			what: "the largest page is 10 rows (and so is the default), and the suite is run with --page-size 10",
+			config: func(c *mockserver.Config) {
+				c.MaxPageSize, c.DefaultPageSize, c.TxMaxPageSize, c.TxDefaultPageSize = 10, 10, 10, 10
+			},
+			args:           []string{"--page-size", "10"},
+			strictFailures: []string{"TX-PAG-011", "TX-PAG-012"},
+		},
+		{
+			name:           "ties-in-another-order",
+			what:           "under newestFirst=false, key rotations that share a block height come in another order",
+			wrap:           defectNamed("ties-reordered-under-newestFirst-false").wrap,
+			strictFailures: []string{"ROT-PAG-007"},
+		},
+	}
+}
+
+func defectNamed(name string) defect {
+	for _, d := range defects() {
+		if d.name == name {
+			return d
+		}
+	}
+	panic("no defect " + name)
+}
+
+// TestSpecConformingVariantsPass runs the suite against each variant: the
+// spec's rules alone ('!strict') pass, and the full run fails exactly the
+// expected SHOULD rules.
+func TestSpecConformingVariantsPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	for _, vr := range variants() {
+		t.Run(vr.name, func(t *testing.T) {
+			t.Parallel()
+			srv := server(t, defect{wrap: vr.wrap, config: vr.config})
+			spec := conform(t, srv.URL, append([]string{"--label-filter", "!strict"}, vr.args...)...)
+			if spec.exitCode != 0 {
+				var ids []string
+				for _, s := range spec.failed() {
+					ids = append(ids, ruleIDOf(s))
+				}
+				t.Errorf("%s: the spec's rules alone exit %d, want 0; failed: %v\n%s", vr.what, spec.exitCode, ids, tail(spec.output))
+			}
+			full := conform(t, srv.URL, vr.args...)
+			var got []string
+			for _, s := range full.failed() {
+				got = append(got, ruleIDOf(s))
+			}
+			sort.Strings(got)
+			want := slices.Clone(vr.strictFailures)
+			sort.Strings(want)
+			if strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("%s: the full run fails %v, want exactly the SHOULD rules %v", vr.what, got, want)
+			}
+		})
+	}
+}
