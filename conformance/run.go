@@ -42,6 +42,7 @@ func setActiveConfig(cfg Config) {
 	activeMu.Lock()
 	defer activeMu.Unlock()
 	active = cfg.withDefaults()
+	configureTraffic(active)
 }
 
 func activeConfig() Config {
