@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -232,6 +233,21 @@ func validHeaderName(name string) bool {
 	return true
 }
 
+// ParseHeaders reads "Name: value" lines, as --header takes them, into a
+// header map for a request. Its errors name the flag's position and never
+// the value.
+func ParseHeaders(lines []string) (http.Header, error) {
+	h := http.Header{}
+	for i, line := range lines {
+		name, value, err := parseHeader(line)
+		if err != nil {
+			return nil, fmt.Errorf("--header %d: %w", i+1, err)
+		}
+		h.Add(name, value)
+	}
+	return h, nil
+}
+
 // redactedHeaders returns the headers as "Name: <redacted>".
 func redactedHeaders(lines []string) []string {
 	out := make([]string, 0, len(lines))
@@ -375,10 +391,8 @@ func (cfg Config) Validate() error {
 	if cfg.Concurrency < 0 {
 		return fmt.Errorf("--concurrency must not be negative, got %d", cfg.Concurrency)
 	}
-	for i, h := range cfg.Headers {
-		if _, _, err := parseHeader(h); err != nil {
-			return fmt.Errorf("--header %d: %w", i+1, err)
-		}
+	if _, err := ParseHeaders(cfg.Headers); err != nil {
+		return err
 	}
 	return nil
 }
