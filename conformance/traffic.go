@@ -27,7 +27,7 @@ const (
 	// rateMargin widens the spacing of requests a little beyond 1/rate, so
 	// that the deployment, which sees them later and with jitter, still
 	// counts no more than rate in any one second.
-	rateMargin = 1.02
+	rateMargin = 1.05
 )
 
 // CurrentTraffic returns the counters of the current run: every request
