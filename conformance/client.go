@@ -71,7 +71,7 @@ func (ex *exchange) describe() string {
 	fmt.Fprintf(&b, "  got:   HTTP %d, %s\n", ex.status, trimBody(ex.body, 600))
 	switch {
 	case ex.refused:
-		fmt.Fprintf(&b, "  (still refused after %d retries: the deployment limits the request rate; lower --rate)\n", ex.retries)
+		fmt.Fprintf(&b, "  (still refused after %d retries: the deployment limits the request rate or is overloaded; lower --rate, or try later)\n", ex.retries)
 	case ex.retries > 0:
 		fmt.Fprintf(&b, "  (after %d retries)\n", ex.retries)
 	}

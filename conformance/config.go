@@ -98,9 +98,9 @@ func RegisterFlags(fs *flag.FlagSet, cfg *Config) {
 	fs.IntVar(&cfg.MaxPages, "max-pages", cfg.MaxPages, fmt.Sprintf("most pages any walk over a listing fetches (0: %d)", DefaultMaxPages))
 	fs.IntVar(&cfg.PageSize, "page-size", cfg.PageSize, fmt.Sprintf("largest page the walks ask for (0: %d)", DefaultPageSize))
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, fmt.Sprintf("time limit of every attempt of a request (0: %s)", DefaultTimeout))
-	fs.Var(RateFlag(&cfg.Rate), "rate", fmt.Sprintf("most requests per second over the whole run, retries included; 0: no limit (default: no limit when every URL is loopback, else %d; env %s)", DefaultRate, EnvRate))
+	fs.Var(RateFlag(&cfg.Rate), "rate", fmt.Sprintf("at most `N` requests per second over the whole run, retries included; 0: no limit (default: no limit when every URL is loopback, else %d; env %s)", DefaultRate, EnvRate))
 	fs.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, fmt.Sprintf("most requests in flight at once (0: %d)", DefaultConcurrency))
-	fs.Var(retriesFlag{&cfg.Retries}, "retries", fmt.Sprintf("times a request answered 429 or 503 is asked again, after its Retry-After (default %d)", DefaultRetries))
+	fs.Var(retriesFlag{&cfg.Retries}, "retries", "ask a request answered 429 or 503 again up to `N` times, after its Retry-After (0: never)")
 	fs.Var(HeaderFlag(&cfg.Headers), "header", "`Name: value` header sent with every request, e.g. an API key; repeatable; values are never printed (env "+EnvHeaders+", one a line; any --header replaces them)")
 }
 
@@ -113,10 +113,8 @@ type rateFlag struct{ p *float64 }
 
 func (f rateFlag) String() string {
 	switch {
-	case f.p == nil:
-		return ""
-	case *f.p == 0:
-		return "auto"
+	case f.p == nil, *f.p == 0:
+		return "" // the default depends on the URLs; the usage says how
 	case math.IsInf(*f.p, 1):
 		return "0"
 	}

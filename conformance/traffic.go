@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"math"
 	"net/http"
 	"strings"
@@ -100,7 +101,7 @@ func newTraffic(cfg Config) *traffic {
 	// drops Authorization and Cookie itself.
 	t.http = &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 10 {
-			return http.ErrUseLastResponse
+			return errors.New("stopped after 10 redirects")
 		}
 		if !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
 			for _, h := range t.headers {

@@ -42,7 +42,7 @@ func parseRecord(e *env, args []string) (recordArgs, int) {
 	fs.BoolVar(&a.strict, "strict", false, "exit 1 when the deployment served anything that breaks the schemas or the listing rules")
 	logFormat := fs.String("log-format", "text", "progress log on standard error: text, json or none")
 	var rate float64
-	fs.Var(conformance.RateFlag(&rate), "rate", fmt.Sprintf("most requests per second, retries included; 0: no limit (default: no limit when every URL is loopback, else %d; env %s)", conformance.DefaultRate, conformance.EnvRate))
+	fs.Var(conformance.RateFlag(&rate), "rate", fmt.Sprintf("at most `N` requests per second, retries included; 0: no limit (default: no limit when every URL is loopback, else %d; env %s)", conformance.DefaultRate, conformance.EnvRate))
 	var headers []string
 	fs.Var(conformance.HeaderFlag(&headers), "header", "`Name: value` header sent with every request, e.g. an API key; repeatable; values are never printed (env "+conformance.EnvHeaders+", one a line; any --header replaces them)")
 	if v := e.lookupEnv(conformance.EnvHeaders); v != "" {
