@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -28,20 +29,35 @@ type exchange struct {
 	body   []byte
 	// err is set when no complete response came back (connection refused,
 	// timeout, body too large).
-	err     error
+	err error
+	// elapsed is the time of the last attempt.
 	elapsed time.Duration
+	// retries is how many times the request was asked again after a 429
+	// or 503.
+	retries int
 	// refused is set when the deployment still answered 429 or 503 after
-	// the last retry.
+	// the last retry (or asked for a wait longer than MaxRetryWait): the
+	// answer says nothing about the rules. status and body are that
+	// answer's.
 	refused bool
+	// headers are the names of the configured headers the request carried;
+	// their values are never kept here, so nothing can print them.
+	headers []string
 }
 
-// curl returns a command line that repeats the request.
+// curl returns a command line that repeats the request. Configured headers
+// are shown by name, their values redacted.
 func (ex *exchange) curl() string {
-	method := ""
+	var b strings.Builder
+	b.WriteString("curl -sS -i ")
 	if ex.method != http.MethodGet {
-		method = "-X " + ex.method + " "
+		b.WriteString("-X " + ex.method + " ")
 	}
-	return "curl -sS -i " + method + shellQuote(ex.url)
+	for _, name := range ex.headers {
+		b.WriteString("-H " + shellQuote(name+": <redacted>") + " ")
+	}
+	b.WriteString(shellQuote(ex.url))
+	return b.String()
 }
 
 // describe says what was asked and what came back, for failure messages.
@@ -53,6 +69,12 @@ func (ex *exchange) describe() string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "  got:   HTTP %d, %s\n", ex.status, trimBody(ex.body, 600))
+	switch {
+	case ex.refused:
+		fmt.Fprintf(&b, "  (still refused after %d retries: the deployment limits the request rate or is overloaded; lower --rate, or try later)\n", ex.retries)
+	case ex.retries > 0:
+		fmt.Fprintf(&b, "  (after %d retries)\n", ex.retries)
+	}
 	return b.String()
 }
 
@@ -82,17 +104,25 @@ func trimBody(body []byte, n int) string {
 }
 
 // client makes the suite's requests and remembers every response, so that
-// the schema rules can check every body a container received.
+// the schema rules can check every body a container received. Every client
+// of a run shares one rate limit, one bound on requests in flight and one
+// set of counters (see configureTraffic).
 type client struct {
-	cfg  Config
-	http *http.Client
+	cfg Config
+	t   *traffic
 
 	mu  sync.Mutex
 	log []*exchange
 }
 
 func newClient(cfg Config) *client {
-	return &client{cfg: cfg, http: &http.Client{Timeout: cfg.Timeout}}
+	return &client{cfg: cfg.withDefaults(), t: currentTraffic()}
+}
+
+// request is one request of a batch for getAll.
+type request struct {
+	base, path string
+	q          url.Values
 }
 
 // get asks for base+path with the query and never fails: a transport error
@@ -101,32 +131,102 @@ func (c *client) get(base, path string, q url.Values) *exchange {
 	return c.do(http.MethodGet, base, path, q)
 }
 
+// getAll asks for every request of a batch of independent requests, up to
+// Config.Concurrency at once, and returns the exchanges in the order of
+// reqs. They are remembered in that order, too.
+func (c *client) getAll(reqs []request) []*exchange {
+	out := make([]*exchange, len(reqs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(c.cfg.Concurrency, len(reqs)) {
+		wg.Go(func() {
+			for i := range next {
+				out[i] = c.fetch(http.MethodGet, reqs[i].base, reqs[i].path, reqs[i].q)
+			}
+		})
+	}
+	for i := range reqs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, ex := range out {
+		c.keep(ex)
+	}
+	return out
+}
+
 func (c *client) do(method, base, path string, q url.Values) *exchange {
+	ex := c.fetch(method, base, path, q)
+	c.keep(ex)
+	return ex
+}
+
+// keep remembers an exchange that brought a complete response.
+func (c *client) keep(ex *exchange) {
+	if ex.err != nil {
+		return
+	}
+	c.mu.Lock()
+	c.log = append(c.log, ex)
+	c.mu.Unlock()
+}
+
+// fetch makes the request, asking again after a 429 or 503 as the answer's
+// Retry-After says (or with backoff) at most Config.Retries times.
+func (c *client) fetch(method, base, path string, q url.Values) *exchange {
 	u := base + path
 	if enc := q.Encode(); enc != "" {
 		u += "?" + enc
 	}
 	ex := &exchange{method: method, path: path, url: u}
+	for _, h := range c.t.headers {
+		ex.headers = append(ex.headers, h.name)
+	}
+	var waited time.Duration
+	for attempt := 0; ; attempt++ {
+		c.attempt(ex)
+		if ex.err != nil || (ex.status != http.StatusTooManyRequests && ex.status != http.StatusServiceUnavailable) {
+			return ex
+		}
+		wait, ok := retryWait(ex.header, attempt, time.Now())
+		if !ok || attempt >= c.t.retries || waited+wait > MaxRetryBudget {
+			ex.refused = true
+			c.t.refused(ex.url)
+			return ex
+		}
+		waited += wait
+		ex.retries++
+		c.t.retrying(wait)
+	}
+}
+
+// attempt sends the exchange's request once, within the rate limit and the
+// bound on requests in flight, and fills in the answer.
+func (c *client) attempt(ex *exchange) {
+	c.t.acquire()
+	defer c.t.release()
+	ex.status, ex.header, ex.body, ex.err = 0, nil, nil, nil
 	start := time.Now()
+	defer func() { ex.elapsed = time.Since(start) }()
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, u, nil)
+	req, err := http.NewRequestWithContext(ctx, ex.method, ex.url, nil)
 	if err != nil {
 		ex.err = fmt.Errorf("build request: %w", err)
-		return ex
+		return
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := c.http.Do(req)
+	c.t.apply(req)
+	resp, err := c.t.http.Do(req)
 	if err != nil {
 		ex.err = err
-		ex.elapsed = time.Since(start)
-		return ex
+		return
 	}
 	defer resp.Body.Close()
 	ex.status = resp.StatusCode
 	ex.header = resp.Header
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	ex.elapsed = time.Since(start)
 	switch {
 	case err != nil:
 		ex.err = fmt.Errorf("read body: %w", err)
@@ -134,12 +234,74 @@ func (c *client) do(method, base, path string, q url.Values) *exchange {
 		ex.err = fmt.Errorf("body larger than %d bytes", maxBody)
 	}
 	ex.body = body
-	if ex.err == nil {
-		c.mu.Lock()
-		c.log = append(c.log, ex)
-		c.mu.Unlock()
+}
+
+// retryWait is the wait before retry number attempt+1 of an answer with
+// header h: its Retry-After (delta-seconds or an HTTP-date), or without
+// one an exponential backoff. It reports false when the answer asks for
+// more than MaxRetryWait.
+func retryWait(h http.Header, attempt int, now time.Time) (time.Duration, bool) {
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		var d time.Duration
+		if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+			if secs > int64(MaxRetryWait/time.Second) {
+				return 0, false
+			}
+			d = time.Duration(max(secs, 0)) * time.Second
+		} else if at, err := http.ParseTime(v); err == nil {
+			d = max(at.Sub(now), 0)
+		} else {
+			d = backoff(attempt) // unreadable: as if absent
+		}
+		if d > MaxRetryWait {
+			return 0, false
+		}
+		return d, true
 	}
-	return ex
+	return backoff(attempt), true
+}
+
+// backoff is the wait before retry number attempt+1 without Retry-After:
+// 0.5 s, 1 s, 2 s, ... up to maxBackoff.
+func backoff(attempt int) time.Duration {
+	d := firstBackoff
+	for range attempt {
+		if d >= maxBackoff {
+			break
+		}
+		d *= 2
+	}
+	return min(d, maxBackoff)
+}
+
+// countHint says, for a request with one count above 1 that the deployment
+// refused with a 4xx (other than 429), that the deployment's largest page
+// may be smaller than the count asked; "" otherwise. Failure messages
+// append it.
+func countHint(ex *exchange) string {
+	if ex == nil || ex.err != nil || ex.refused || ex.status < 400 || ex.status >= 500 || ex.status == http.StatusTooManyRequests {
+		return ""
+	}
+	u, err := url.Parse(ex.url)
+	if err != nil {
+		return ""
+	}
+	q := u.Query()
+	var name, value string
+	for _, p := range []string{"pagination.first", "pagination.last", "first", "last"} {
+		v := q.Get(p)
+		if v == "" {
+			continue
+		}
+		if name != "" {
+			return "" // two counts: the refusal may be of the pair
+		}
+		name, value = p, v
+	}
+	if n, err := strconv.Atoi(value); name == "" || err != nil || n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("the deployment refused %s=%s: if its largest page is smaller, lower --page-size", name, value)
 }
 
 // exchanges returns every complete response received so far.

@@ -25,6 +25,11 @@ var ginkgoFlags struct {
 }
 
 func init() {
+	// The environment first (HARNESS_BASE_URL, ...), so that the flags
+	// parsed later win over it.
+	if err := suiteFlags.ApplyEnv(os.Getenv); err != nil {
+		panic(err)
+	}
 	RegisterFlags(flag.CommandLine, &suiteFlags)
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -45,11 +46,15 @@ func (st *pagedState) setUp() {
 	if n := len(st.fwd.rows); st.fwd.complete && n < 3*st.size {
 		st.bsize = max(1, n/3)
 	}
-	st.bwd = st.wk.backward(nil, st.bsize, "")
+	// The other walks are independent: they go side by side, as many
+	// requests in flight as --concurrency allows.
+	var wg sync.WaitGroup
+	wg.Go(func() { st.bwd = st.wk.backward(nil, st.bsize, "") })
 	if st.fwd.err == nil && !st.fwd.complete && len(st.fwd.rows) > 0 {
-		st.bwdAnchored = st.wk.backward(nil, st.size, st.fwd.rows[len(st.fwd.rows)-1].cursor)
+		wg.Go(func() { st.bwdAnchored = st.wk.backward(nil, st.size, st.fwd.rows[len(st.fwd.rows)-1].cursor) })
 	}
-	st.asc = st.wk.forward(url.Values{"pagination.newestFirst": {"false"}}, st.size, "")
+	wg.Go(func() { st.asc = st.wk.forward(url.Values{"pagination.newestFirst": {"false"}}, st.size, "") })
+	wg.Wait()
 }
 
 // pageSize chooses the walks' page size: the configured size for a large

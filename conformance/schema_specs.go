@@ -29,7 +29,9 @@ func schemaRules(schemaName, path string, cite level, c func() *client, blockHea
 	answers := func() []*exchange {
 		var out []*exchange
 		for _, ex := range c().exchanges() {
-			if ex.path == path {
+			// A request the deployment kept refusing (429/503) says nothing
+			// of the listing's shape; the rate-limit rule reports it.
+			if ex.path == path && !ex.refused {
 				out = append(out, ex)
 			}
 		}

@@ -3,32 +3,76 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
+	"time"
 
 	"github.com/chaindata/harness/conformance"
 )
 
+// conformArgs is what the command line and the environment ask of
+// harness conform.
+type conformArgs struct {
+	cfg  conformance.Config
+	opts conformance.RunOptions
+	list bool
+}
+
+// parseConform reads harness conform's flags and environment variables (a
+// flag wins over its variable). A code of -1 means go on; any other is the
+// exit code.
+func parseConform(e *env, args []string) (conformArgs, int) {
+	fs := newFlagSet(e, "conform", "--base-url URL [--junit FILE] [--label-filter EXPR] [flags]")
+	var a conformArgs
+	conformance.RegisterFlags(fs, &a.cfg)
+	fs.StringVar(&a.opts.JUnitFile, "junit", "", "write a JUnit XML report, one test case per rule, to `FILE`")
+	fs.StringVar(&a.opts.JSONReportFile, "json-report", "", "write Ginkgo's JSON report to `FILE`")
+	fs.StringVar(&a.opts.LabelFilter, "label-filter", "", "run only the rules whose labels match `EXPR`, e.g. 'games && pagination' or '!strict' (the spec alone; env "+conformance.EnvLabelFilter+")")
+	fs.StringVar(&a.opts.HTMLReportFile, "html-report", "", "write a self-contained HTML report for people to `FILE`")
+	waivers := fs.String("waivers", "", "excuse known failures listed in `FILE` (YAML or JSON: rule ID, reason, expires)")
+	fs.BoolVar(&a.opts.FailOnSkip, "fail-on-skip", false, "fail the run when a rule is skipped (a skipped rule is never a pass)")
+	fs.BoolVar(&a.opts.Verbose, "v", false, "report every rule as it runs, not only failures")
+	fs.BoolVar(&a.list, "list", false, "print the rule catalogue (Markdown, as in docs/conformance-rules.md) and exit")
+	// The environment first, so that the flags parsed next win.
+	if err := a.cfg.ApplyEnv(e.lookupEnv); err != nil {
+		return a, usageError(e.stderr, fs, "%v", err)
+	}
+	if v := e.lookupEnv(conformance.EnvLabelFilter); v != "" {
+		a.opts.LabelFilter = v
+	}
+	if code := parseFlags(fs, args); code >= 0 {
+		return a, code
+	}
+	if fs.NArg() > 0 {
+		return a, usageError(e.stderr, fs, "unexpected argument %q", fs.Arg(0))
+	}
+	if a.list {
+		return a, -1
+	}
+	if err := a.cfg.Validate(); err != nil {
+		return a, usageError(e.stderr, fs, "%v", err)
+	}
+	if err := conformance.CheckLabelFilter(a.opts.LabelFilter); err != nil {
+		return a, usageError(e.stderr, fs, "%v", err)
+	}
+	if *waivers != "" {
+		ws, err := conformance.LoadWaivers(*waivers)
+		if err != nil {
+			return a, usageError(e.stderr, fs, "%v", err)
+		}
+		a.opts.Waivers = ws
+	}
+	return a, -1
+}
+
 // runConform runs the conformance suite against a deployment: exit 0 when
 // every selected rule passes, 1 when a rule fails, 2 on a usage error.
 func runConform(_ context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "conform", "--base-url URL [--junit FILE] [--label-filter EXPR] [flags]")
-	var cfg conformance.Config
-	conformance.RegisterFlags(fs, &cfg)
-	var opts conformance.RunOptions
-	fs.StringVar(&opts.JUnitFile, "junit", "", "write a JUnit XML report, one test case per rule, to `FILE`")
-	fs.StringVar(&opts.JSONReportFile, "json-report", "", "write Ginkgo's JSON report to `FILE`")
-	fs.StringVar(&opts.HTMLReportFile, "html-report", "", "write a self-contained HTML report for people to `FILE`")
-	waivers := fs.String("waivers", "", "excuse known failures listed in `FILE` (YAML or JSON: rule ID, reason, expires)")
-	fs.BoolVar(&opts.FailOnSkip, "fail-on-skip", false, "fail the run when a rule is skipped (a skipped rule is never a pass)")
-	fs.StringVar(&opts.LabelFilter, "label-filter", "", "run only the rules whose labels match `EXPR`, e.g. 'games && pagination' or '!strict' (the spec alone)")
-	fs.BoolVar(&opts.Verbose, "v", false, "report every rule as it runs, not only failures")
-	list := fs.Bool("list", false, "print the rule catalogue (Markdown, as in docs/conformance-rules.md) and exit")
-	if code := parseFlags(fs, args); code >= 0 {
+	a, code := parseConform(e, args)
+	if code >= 0 {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return usageError(e.stderr, fs, "unexpected argument %q", fs.Arg(0))
-	}
-	if *list {
+	if a.list {
 		rules, err := conformance.Rules()
 		if err == nil {
 			err = conformance.WriteCatalogue(e.stdout, rules)
@@ -39,25 +83,13 @@ func runConform(_ context.Context, e *env, args []string) int {
 		}
 		return exitOK
 	}
-	if err := cfg.Validate(); err != nil {
-		return usageError(e.stderr, fs, "%v", err)
-	}
-	if err := conformance.CheckLabelFilter(opts.LabelFilter); err != nil {
-		return usageError(e.stderr, fs, "%v", err)
-	}
-	if *waivers != "" {
-		ws, err := conformance.LoadWaivers(*waivers)
-		if err != nil {
-			return usageError(e.stderr, fs, "%v", err)
-		}
-		opts.Waivers = ws
-	}
-	opts.Output = e.stdout
-	summary, err := conformance.Run(cfg, opts)
-	if err != nil && summary == nil {
+	a.opts.Output = e.stdout
+	summary, err := conformance.Run(a.cfg, a.opts)
+	if summary == nil {
 		fmt.Fprintf(e.stderr, "harness conform: %v\n", err)
 		return exitUsage
 	}
+	fmt.Fprintln(e.stdout, trafficLine(conformance.CurrentTraffic(), a.cfg.EffectiveRate()))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "harness conform: %v\n", err)
 		return exitFailure
@@ -75,4 +107,18 @@ func runConform(_ context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// trafficLine says in one line what the run asked of the deployment.
+func trafficLine(t conformance.Traffic, rate float64) string {
+	limit := "no rate limit"
+	if !math.IsInf(rate, 1) && rate > 0 {
+		limit = fmt.Sprintf("at most %g/s", rate)
+	}
+	line := fmt.Sprintf("traffic: %d requests (%s), %d retries after 429/503, %s waiting before retries, %d refused",
+		t.Requests, limit, t.Retries, t.RetryWait.Round(time.Millisecond), t.Refused)
+	if len(t.RefusedURLs) > 0 {
+		line += " (first: " + strings.Join(t.RefusedURLs, " ") + ")"
+	}
+	return line
 }

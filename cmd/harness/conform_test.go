@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/xml"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaindata/harness/conformance"
 )
@@ -70,6 +75,9 @@ func TestConformRunsTheSuite(t *testing.T) {
 	if !strings.Contains(out, "SUCCESS!") {
 		t.Errorf("the output is not Ginkgo's report:\n%s", out)
 	}
+	if !strings.Contains(out, "traffic: ") || strings.Contains(out, "traffic: 0 requests") {
+		t.Errorf("the output does not end with the run's traffic:\n%s", out)
+	}
 	data, err := os.ReadFile(junit)
 	if err != nil {
 		t.Fatal(err)
@@ -86,5 +94,88 @@ func TestConformRunsTheSuite(t *testing.T) {
 	}
 	if report.Tests != len(rules) {
 		t.Errorf("the JUnit report has %d tests, want one per rule (%d)", report.Tests, len(rules))
+	}
+}
+
+// TestConformConfigPrecedence: a flag wins over its environment variable,
+// which wins over the default.
+func TestConformConfigPrecedence(t *testing.T) {
+	const remote, local = "https://node.example", "http://127.0.0.1:8080"
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		// want
+		base, tx, filter string
+		rate             float64 // effective
+		headers          []string
+	}{
+		{"defaults, loopback", nil, []string{"--base-url", local}, local, "", "", math.Inf(1), nil},
+		{"defaults, remote", nil, []string{"--base-url", remote}, remote, "", "", 10, nil},
+		{"remote explorer", nil, []string{"--base-url", local, "--transactions-url", remote}, local, remote, "", 10, nil},
+		{"environment only",
+			map[string]string{"HARNESS_BASE_URL": remote, "HARNESS_TRANSACTIONS_URL": remote + "/rest", "HARNESS_HEADERS": "X-Api-Key: k1\nX-Team: t", "HARNESS_LABEL_FILTER": "games", "HARNESS_RATE": "3"},
+			nil, remote, remote + "/rest", "games", 3, []string{"X-Api-Key: k1", "X-Team: t"}},
+		{"flags win",
+			map[string]string{"HARNESS_BASE_URL": remote, "HARNESS_TRANSACTIONS_URL": remote + "/rest", "HARNESS_HEADERS": "X-Api-Key: k1\nX-Team: t", "HARNESS_LABEL_FILTER": "games", "HARNESS_RATE": "3"},
+			[]string{"--base-url", local, "--transactions-url", local, "--header", "X-Api-Key: k2", "--label-filter", "snapshots", "--rate", "7"},
+			local, local, "snapshots", 7, []string{"X-Api-Key: k2"}},
+		{"rate 0 from the environment is no limit", map[string]string{"HARNESS_RATE": "0"}, []string{"--base-url", remote}, remote, "", "", math.Inf(1), nil},
+		{"--rate 0 beats the environment", map[string]string{"HARNESS_RATE": "4"}, []string{"--base-url", remote, "--rate", "0"}, remote, "", "", math.Inf(1), nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errOut, getenv: func(k string) string { return tc.env[k] }}
+			a, code := parseConform(e, tc.args)
+			if code != -1 {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			c := a.cfg
+			if c.BaseURL != tc.base || c.TransactionsURL != tc.tx || a.opts.LabelFilter != tc.filter || c.EffectiveRate() != tc.rate || !slices.Equal(c.Headers, tc.headers) {
+				t.Errorf("base %q tx %q filter %q rate %v headers %v; want %q %q %q %v %v",
+					c.BaseURL, c.TransactionsURL, a.opts.LabelFilter, c.EffectiveRate(), c.Headers, tc.base, tc.tx, tc.filter, tc.rate, tc.headers)
+			}
+		})
+	}
+}
+
+func TestConformEnvironmentErrors(t *testing.T) {
+	const secret = "s3cr3t"
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"bad rate", map[string]string{"HARNESS_RATE": "fast"}, nil, "HARNESS_RATE"},
+		{"bad base URL", map[string]string{"HARNESS_BASE_URL": "node.example"}, nil, "HARNESS_BASE_URL"},
+		{"bad transactions URL", map[string]string{"HARNESS_TRANSACTIONS_URL": "ftp://x"}, nil, "HARNESS_TRANSACTIONS_URL"},
+		{"bad headers", map[string]string{"HARNESS_HEADERS": "X-Api-Key " + secret}, nil, "HARNESS_HEADERS line 1"},
+		{"bad label filter", map[string]string{"HARNESS_BASE_URL": "http://127.0.0.1:1", "HARNESS_LABEL_FILTER": "((games"}, nil, "label filter"},
+		{"bad --header", nil, []string{"--base-url", "http://127.0.0.1:1", "--header", "X-Api-Key=" + secret}, "--header 1"},
+		{"negative --rate", nil, []string{"--base-url", "http://127.0.0.1:1", "--rate", "-2"}, "-rate"},
+		{"negative --concurrency", nil, []string{"--base-url", "http://127.0.0.1:1", "--concurrency", "-2"}, "--concurrency"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errOut, getenv: func(k string) string { return tc.env[k] }}
+			code := run(t.Context(), e, append([]string{"conform"}, tc.args...))
+			if code != exitUsage || !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d naming %s", code, errOut.String(), exitUsage, tc.want)
+			}
+			if strings.Contains(errOut.String(), secret) {
+				t.Errorf("stderr shows the header value: %q", errOut.String())
+			}
+		})
+	}
+}
+
+func TestTrafficLine(t *testing.T) {
+	got := trafficLine(conformance.Traffic{Requests: 412, Retries: 3, RetryWait: 2500 * time.Millisecond, Refused: 1, RefusedURLs: []string{"https://n/x"}}, 10)
+	want := "traffic: 412 requests (at most 10/s), 3 retries after 429/503, 2.5s waiting before retries, 1 refused (first: https://n/x)"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

@@ -31,6 +31,17 @@ type command struct {
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// getenv reads an environment variable; nil means an empty
+	// environment.
+	getenv func(string) string
+}
+
+// lookupEnv returns the environment variable's value, "" when unset.
+func (e *env) lookupEnv(name string) string {
+	if e.getenv == nil {
+		return ""
+	}
+	return e.getenv(name)
 }
 
 // Exit codes shared by every subcommand.
@@ -54,7 +65,7 @@ func commands() []command {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
+	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
 	stop()
 	os.Exit(code)
 }

@@ -9,42 +9,73 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/chaindata/harness/conformance"
 	"github.com/chaindata/harness/mockserver/proxy"
 	"github.com/chaindata/harness/schemas"
 )
+
+// proxyArgs is what the command line and the environment ask of harness
+// proxy.
+type proxyArgs struct {
+	cfg    proxy.Config
+	listen string
+}
+
+// parseProxy reads harness proxy's flags and HARNESS_HEADERS (any --header
+// replaces the variable's headers). A code of -1 means go on; any other is
+// the exit code.
+func parseProxy(e *env, args []string) (proxyArgs, int) {
+	fs := newFlagSet(e, "proxy", "--upstream URL [--listen ADDR] [flags]")
+	var a proxyArgs
+	upstream := fs.String("upstream", "", "base URL of the deployment to forward to, e.g. http://127.0.0.1:8080 (required)")
+	fs.StringVar(&a.listen, "listen", "127.0.0.1:8090", "address to listen on (port 0 picks a free port)")
+	fs.Int64Var(&a.cfg.MaxBodyBytes, "max-body-bytes", proxy.DefaultMaxBodyBytes, "largest body buffered for validation; larger ones pass through unchecked and are counted")
+	logFormat := fs.String("log-format", "text", "log of violations on standard error: text, json or none")
+	var headers []string
+	fs.Var(conformance.HeaderFlag(&headers), "header", "`Name: value` header set on every upstream request (replacing the client's), e.g. an API key; repeatable; values are never printed (env "+conformance.EnvHeaders+", one a line; any --header replaces them)")
+	if v := e.lookupEnv(conformance.EnvHeaders); v != "" {
+		var err error
+		if headers, err = conformance.HeadersFromEnv(v); err != nil {
+			return a, usageError(e.stderr, fs, "%v", err)
+		}
+	}
+	if code := parseFlags(fs, args); code >= 0 {
+		return a, code
+	}
+	if fs.NArg() > 0 {
+		return a, usageError(e.stderr, fs, "unexpected argument %q", fs.Arg(0))
+	}
+	if *upstream == "" {
+		return a, usageError(e.stderr, fs, "--upstream is required")
+	}
+	u, err := url.Parse(*upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
+		return a, usageError(e.stderr, fs, "--upstream: want an absolute http or https URL without query, got %q", *upstream)
+	}
+	a.cfg.Upstream = u
+	if a.cfg.MaxBodyBytes <= 0 {
+		return a, usageError(e.stderr, fs, "--max-body-bytes must be positive")
+	}
+	if a.cfg.Logger, err = newLogger(e, *logFormat); err != nil {
+		return a, usageError(e.stderr, fs, "%v", err)
+	}
+	if a.cfg.Header, err = conformance.ParseHeaders(headers); err != nil {
+		return a, usageError(e.stderr, fs, "%v", err)
+	}
+	return a, -1
+}
 
 // runProxy forwards requests to a deployment and validates its responses
 // until interrupted: exit 0 after a clean shutdown, 1 when it cannot listen,
 // 2 on a usage error. Violations are logged and counted, never fatal.
 func runProxy(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "proxy", "--upstream URL [--listen ADDR] [flags]")
-	upstream := fs.String("upstream", "", "base URL of the deployment to forward to, e.g. http://127.0.0.1:8080 (required)")
-	listen := fs.String("listen", "127.0.0.1:8090", "address to listen on (port 0 picks a free port)")
-	maxBody := fs.Int64("max-body-bytes", proxy.DefaultMaxBodyBytes, "largest body buffered for validation; larger ones pass through unchecked and are counted")
-	logFormat := fs.String("log-format", "text", "log of violations on standard error: text, json or none")
-	if code := parseFlags(fs, args); code >= 0 {
+	a, code := parseProxy(e, args)
+	if code >= 0 {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return usageError(e.stderr, fs, "unexpected argument %q", fs.Arg(0))
-	}
-	if *upstream == "" {
-		return usageError(e.stderr, fs, "--upstream is required")
-	}
-	u, err := url.Parse(*upstream)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
-		return usageError(e.stderr, fs, "--upstream: want an absolute http or https URL without query, got %q", *upstream)
-	}
-	if *maxBody <= 0 {
-		return usageError(e.stderr, fs, "--max-body-bytes must be positive")
-	}
-	log, err := newLogger(e, *logFormat)
-	if err != nil {
-		return usageError(e.stderr, fs, "%v", err)
-	}
-
-	p := proxy.New(proxy.Config{Upstream: u, Logger: log, MaxBodyBytes: *maxBody})
-	ln, err := net.Listen("tcp", *listen)
+	p := proxy.New(a.cfg)
+	u := a.cfg.Upstream
+	ln, err := net.Listen("tcp", a.listen)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "harness proxy: %v\n", err)
 		return exitFailure

@@ -3,7 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,6 +67,7 @@ func TestProxyUsageErrors(t *testing.T) {
 		{"zero body cap", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--max-body-bytes", "0"}, "--max-body-bytes"},
 		{"bad log format", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--log-format", "xml"}, "--log-format"},
 		{"stray argument", []string{"proxy", "--upstream", "http://127.0.0.1:1", "extra"}, "unexpected argument"},
+		{"bad header", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--header", "X-Api-Key=secret"}, "--header 1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,5 +80,51 @@ func TestProxyCannotListen(t *testing.T) {
 	code, _, errOut := runCmd(t, "proxy", "--upstream", "http://127.0.0.1:1", "--listen", "256.0.0.1:0")
 	if code != exitFailure || !strings.Contains(errOut, "harness proxy:") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestProxyHeaderPrecedence: --header replaces HARNESS_HEADERS.
+func TestProxyHeaderPrecedence(t *testing.T) {
+	tests := []struct {
+		name   string
+		env    map[string]string
+		args   []string
+		header http.Header
+	}{
+		{"none", nil, nil, http.Header{}},
+		{"environment", map[string]string{"HARNESS_HEADERS": "X-Api-Key: e\n\nX-Team: t\n"}, nil, http.Header{"X-Api-Key": {"e"}, "X-Team": {"t"}}},
+		{"flags win", map[string]string{"HARNESS_HEADERS": "X-Api-Key: e"}, []string{"--header", "X-Api-Key: f", "--header", "X-Other: o"}, http.Header{"X-Api-Key": {"f"}, "X-Other": {"o"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errOut, getenv: func(k string) string { return tc.env[k] }}
+			a, code := parseProxy(e, append([]string{"--upstream", "http://127.0.0.1:1", "--log-format", "none"}, tc.args...))
+			if code != -1 {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			if !reflect.DeepEqual(a.cfg.Header, tc.header) {
+				t.Errorf("header %v, want %v", a.cfg.Header, tc.header)
+			}
+		})
+	}
+	var errOut bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errOut, getenv: func(k string) string { return map[string]string{"HARNESS_HEADERS": "X-Api-Key s3cr3t"}[k] }}
+	if _, code := parseProxy(e, []string{"--upstream", "http://127.0.0.1:1"}); code != exitUsage || !strings.Contains(errOut.String(), "HARNESS_HEADERS line 1") || strings.Contains(errOut.String(), "s3cr3t") {
+		t.Errorf("a bad HARNESS_HEADERS: exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// TestProxySendsHeaders: the proxy adds --header to the upstream requests.
+func TestProxySendsHeaders(t *testing.T) {
+	var got atomic.Value
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Header.Get("X-Api-Key"))
+	}))
+	defer up.Close()
+	px, stop := startProxyCmd(t, "--upstream", up.URL, "--header", "X-Api-Key: proxy-key")
+	defer stop()
+	if status, _ := fetchBody(t, px+"/anything"); status != http.StatusOK || got.Load() != "proxy-key" {
+		t.Errorf("status %d, the upstream got key %q, want proxy-key", status, got.Load())
 	}
 }

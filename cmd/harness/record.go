@@ -3,23 +3,35 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/chaindata/harness/conformance"
 	"github.com/chaindata/harness/generators"
 	"github.com/chaindata/harness/generators/record"
 )
 
-// runRecord records a live deployment's listings as fixtures: exit 0 when
-// the recording is complete (violations are printed and counted, and fail
-// the run only under --strict), 1 when it could not finish (rerun the same
-// command to continue) or --strict found violations, 2 on a usage error.
-func runRecord(ctx context.Context, e *env, args []string) int {
+// recordArgs is what the command line and the environment ask of
+// harness record.
+type recordArgs struct {
+	opts   record.Options
+	strict bool
+	// fs reports the usage errors found after parsing.
+	fs *flag.FlagSet
+}
+
+// parseRecord reads harness record's flags and environment variables
+// (HARNESS_HEADERS, HARNESS_RATE; a flag wins over its variable). A code of
+// -1 means go on; any other is the exit code.
+func parseRecord(e *env, args []string) (recordArgs, int) {
 	fs := newFlagSet(e, "record", "--from URL [--transactions-url URL] --out DIR [--max-pages N] [flags]")
-	var opts record.Options
+	a := recordArgs{fs: fs}
+	opts := &a.opts
 	fs.StringVar(&opts.From, "from", "", "base URL of the deployment's data-node listings, e.g. http://127.0.0.1:8080 (required)")
 	fs.StringVar(&opts.TransactionsURL, "transactions-url", "", "base URL that /transactions is appended to (default: --from)")
 	fs.StringVar(&opts.Out, "out", "", "fixture directory to write (created if missing); an unfinished recording there is continued")
@@ -27,24 +39,39 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	fs.IntVar(&opts.PageSize, "page-size", record.DefaultPageSize, "rows asked per page; halved while the deployment refuses it")
 	listings := fs.String("listings", strings.Join(generators.Listings, ","), "comma-separated listings to record")
 	timeout := fs.Duration("timeout", record.DefaultTimeout, "time limit of every request")
-	strict := fs.Bool("strict", false, "exit 1 when the deployment served anything that breaks the schemas or the listing rules")
+	fs.BoolVar(&a.strict, "strict", false, "exit 1 when the deployment served anything that breaks the schemas or the listing rules")
 	logFormat := fs.String("log-format", "text", "progress log on standard error: text, json or none")
+	var rate float64
+	fs.Var(conformance.RateFlag(&rate), "rate", fmt.Sprintf("at most `N` requests per second, retries included; 0: no limit (default: no limit when every URL is loopback, else %d; env %s)", conformance.DefaultRate, conformance.EnvRate))
+	var headers []string
+	fs.Var(conformance.HeaderFlag(&headers), "header", "`Name: value` header sent with every request, e.g. an API key; repeatable; values are never printed (env "+conformance.EnvHeaders+", one a line; any --header replaces them)")
+	if v := e.lookupEnv(conformance.EnvHeaders); v != "" {
+		var err error
+		if headers, err = conformance.HeadersFromEnv(v); err != nil {
+			return a, usageError(e.stderr, fs, "%v", err)
+		}
+	}
+	if v := e.lookupEnv(conformance.EnvRate); v != "" {
+		if err := conformance.RateFlag(&rate).Set(v); err != nil {
+			return a, usageError(e.stderr, fs, "%s: %v", conformance.EnvRate, err)
+		}
+	}
 	if code := parseFlags(fs, args); code >= 0 {
-		return code
+		return a, code
 	}
 	switch {
 	case fs.NArg() > 0:
-		return usageError(e.stderr, fs, "unexpected argument %q", fs.Arg(0))
+		return a, usageError(e.stderr, fs, "unexpected argument %q", fs.Arg(0))
 	case opts.From == "":
-		return usageError(e.stderr, fs, "--from is required")
+		return a, usageError(e.stderr, fs, "--from is required")
 	case opts.Out == "":
-		return usageError(e.stderr, fs, "--out is required")
+		return a, usageError(e.stderr, fs, "--out is required")
 	case opts.MaxPages < 0:
-		return usageError(e.stderr, fs, "--max-pages must not be negative")
+		return a, usageError(e.stderr, fs, "--max-pages must not be negative")
 	case opts.PageSize <= 0:
-		return usageError(e.stderr, fs, "--page-size must be positive")
+		return a, usageError(e.stderr, fs, "--page-size must be positive")
 	case *timeout <= 0:
-		return usageError(e.stderr, fs, "--timeout must be positive")
+		return a, usageError(e.stderr, fs, "--timeout must be positive")
 	}
 	for _, l := range strings.Split(*listings, ",") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -53,14 +80,33 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	}
 	var err error
 	if opts.Logger, err = newLogger(e, *logFormat); err != nil {
-		return usageError(e.stderr, fs, "%v", err)
+		return a, usageError(e.stderr, fs, "%v", err)
+	}
+	if opts.Header, err = conformance.ParseHeaders(headers); err != nil {
+		return a, usageError(e.stderr, fs, "%v", err)
+	}
+	// The suite's rule: no limit on this machine, DefaultRate elsewhere.
+	opts.Rate = conformance.Config{BaseURL: opts.From, TransactionsURL: opts.TransactionsURL, Rate: rate}.EffectiveRate()
+	if math.IsInf(opts.Rate, 1) {
+		opts.Rate = 0
 	}
 	opts.Client = &http.Client{Timeout: *timeout}
+	return a, -1
+}
 
+// runRecord records a live deployment's listings as fixtures: exit 0 when
+// the recording is complete (violations are printed and counted, and fail
+// the run only under --strict), 1 when it could not finish (rerun the same
+// command to continue) or --strict found violations, 2 on a usage error.
+func runRecord(ctx context.Context, e *env, args []string) int {
+	a, code := parseRecord(e, args)
+	if code >= 0 {
+		return code
+	}
 	start := time.Now()
-	rep, err := record.Run(ctx, opts)
+	rep, err := record.Run(ctx, a.opts)
 	if errors.Is(err, record.ErrOptions) {
-		return usageError(e.stderr, fs, "%v", err)
+		return usageError(e.stderr, a.fs, "%v", err)
 	}
 	printRecordReport(e, rep)
 	if err != nil {
@@ -75,7 +121,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	fmt.Fprintf(e.stdout, "recorded %s into %s in %v (%d requests)\n", rep.Source, rep.Out, time.Since(start).Round(time.Millisecond), rep.Requests)
 	if total > 0 {
 		fmt.Fprintf(e.stderr, "harness record: warning: %d violations (listed above); the fixtures hold what the deployment served\n", total)
-		if *strict {
+		if a.strict {
 			return exitFailure
 		}
 	}

@@ -572,6 +572,29 @@ func defects() []defect {
 			rule: "SNAP-SCH-003", // X-Block-Height is never below the block of the newest row the listing has shown
 			wrap: blockHeightBehind(snapshotsPath, 100),
 		},
+		{
+			name: "rate-limit-never-lifts", listing: "deployment", area: "limits",
+			what: "after its first 200 requests the deployment answers every request 429 (Retry-After: 0), however often it is asked again",
+			rule: "DEPLOY-LIM-001", // the deployment answers within its rate limit: no request is still refused (429 or 503) after the retries
+			wrap: func(inner http.Handler) http.Handler {
+				var mu sync.Mutex
+				n := 0
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					mu.Lock()
+					n++
+					over := n > 200
+					mu.Unlock()
+					if over {
+						w.Header().Set("Retry-After", "0")
+						w.Header().Set("Content-Type", "application/json")
+						w.WriteHeader(http.StatusTooManyRequests)
+						w.Write([]byte(`{"code":8,"message":"rate limit exceeded","details":[]}`))
+						return
+					}
+					inner.ServeHTTP(w, r)
+				})
+			},
+		},
 	}
 }
 

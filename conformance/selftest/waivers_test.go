@@ -17,22 +17,30 @@ import (
 var realNetworkWaivers = filepath.Join("..", "..", "docs", "waivers-real-network.yaml")
 
 // realNetwork is the mock with the real network's known departures from
-// the spec (DESIGN.md): a 31-epoch window, and games paged backwards
+// the spec (DESIGN.md): a window asked for with both ends may span 31
+// epochs (its defaults keep the spec's 30), and games paged backwards are
 // answered with a 500.
 var realNetwork = defect{
 	name: "real-network", listing: "games", area: "pagination",
-	what:   "the real network's known departures: 31-epoch windows, games backward paging answered 500",
-	config: func(c *mockserver.Config) { c.EpochWindow = 31 },
+	what: "the real network's known departures: 31-epoch windows, games backward paging answered 500",
 	wrap: func(inner http.Handler) http.Handler {
+		s, err := store()
+		if err != nil {
+			panic(err)
+		}
+		wide := mockserver.New(mockserver.Config{EpochWindow: 31}, s)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			q := r.URL.Query()
-			if r.URL.Path == gamesPath && (q.Get("pagination.last") != "" || q.Get("pagination.before") != "") {
+			switch {
+			case r.URL.Path == gamesPath && (q.Get("pagination.last") != "" || q.Get("pagination.before") != ""):
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusInternalServerError)
 				w.Write([]byte(`{"code":13,"message":"Internal error","details":[{"@type":"type.googleapis.com/core.ErrorDetail","code":10000,"message":"failed to get games","inner":"backward paging is not supported"}]}`))
-				return
+			case r.URL.Path == gamesPath && q.Get("epochFrom") != "" && q.Get("epochTo") != "":
+				wide.ServeHTTP(w, r)
+			default:
+				inner.ServeHTTP(w, r)
 			}
-			inner.ServeHTTP(w, r)
 		})
 	},
 }

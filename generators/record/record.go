@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -71,6 +72,13 @@ type Options struct {
 	RetryDelay time.Duration
 	// MaxBodyBytes bounds a response body (0: DefaultMaxBodyBytes).
 	MaxBodyBytes int64
+	// Header is sent with every request, for gateways that want an API
+	// key; a "Host" entry sets the request's host. Its values are never
+	// logged or reported.
+	Header http.Header
+	// Rate bounds the requests per second, retries included: requests are
+	// spaced by at least 1/Rate (5 % more). 0 means no bound.
+	Rate float64
 }
 
 // Report says what a run recorded and what it found wrong.
@@ -159,6 +167,11 @@ func listingInfos() []listingInfo {
 // ErrOptions is returned for options Run cannot honour.
 var ErrOptions = errors.New("bad options")
 
+// MaxRetryAfter is the longest Retry-After the recorder waits for; a
+// deployment that asks for longer ends the run (run it again later to
+// continue).
+const MaxRetryAfter = time.Minute
+
 // recorder is one run.
 type recorder struct {
 	opts   Options
@@ -168,6 +181,10 @@ type recorder struct {
 	log    *slog.Logger
 	st     *state
 	report *Report
+	// interval spaces the requests (0: not at all); next is the earliest
+	// time the next one may go.
+	interval time.Duration
+	next     time.Time
 }
 
 // Run records the deployment at opts.From into opts.Out, or continues the
@@ -200,6 +217,9 @@ func newRecorder(opts Options) (*recorder, error) {
 	}
 	if opts.MaxPages < 0 || opts.PageSize < 0 || opts.MaxBodyBytes < 0 {
 		return nil, fmt.Errorf("%w: negative max pages, page size or body size", ErrOptions)
+	}
+	if math.IsNaN(opts.Rate) || opts.Rate < 0 {
+		return nil, fmt.Errorf("%w: negative rate", ErrOptions)
 	}
 	if opts.PageSize == 0 {
 		opts.PageSize = DefaultPageSize
@@ -234,14 +254,47 @@ func newRecorder(opts Options) (*recorder, error) {
 	if client == nil {
 		client = &http.Client{Timeout: DefaultTimeout}
 	}
+	if len(opts.Header) > 0 {
+		client = keepHeaderHome(client, opts.Header)
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &recorder{
+	r := &recorder{
 		opts: opts, from: from, txURL: txURL, client: client, log: log,
 		report: &Report{Source: from, TransactionsURL: txURL, Out: opts.Out},
-	}, nil
+	}
+	if opts.Rate > 0 && !math.IsInf(opts.Rate, 1) {
+		// 5 % more than 1/Rate, as the conformance suite spaces its
+		// requests: the deployment sees them with jitter and must still
+		// count no more than Rate in any one second.
+		r.interval = time.Duration(float64(time.Second) / opts.Rate * 1.05)
+	}
+	return r, nil
+}
+
+// keepHeaderHome returns a copy of client that drops the headers from a
+// redirect to another host: they may hold an API key, and Go drops only
+// Authorization and Cookie itself.
+func keepHeaderHome(client *http.Client, h http.Header) *http.Client {
+	c := *client
+	check := client.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
+			for name := range h {
+				req.Header.Del(name)
+			}
+		}
+		if check != nil {
+			return check(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
 }
 
 // baseURL checks an absolute http(s) URL and drops its trailing slashes.
@@ -427,16 +480,62 @@ func (r *recorder) get(ctx context.Context, u string) (*response, error) {
 		} else {
 			why = "status " + strconv.Itoa(resp.status)
 		}
-		r.log.Warn("retrying", "request", u, "attempt", attempt+1, "reason", why, "delay", delay)
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
+		wait := delay
+		if resp != nil {
+			after, ok := retryAfter(resp.header, time.Now())
+			if !ok {
+				r.log.Warn("not retrying: the deployment asks for a longer wait than "+MaxRetryAfter.String(), "request", u, "status", resp.status, "retryAfter", resp.header.Get("Retry-After"))
+				return resp, nil
+			}
+			wait = max(wait, after)
+		}
+		r.log.Warn("retrying", "request", u, "attempt", attempt+1, "reason", why, "delay", wait)
+		if err := sleep(ctx, wait); err != nil {
+			return nil, err
 		}
 		delay *= 2
 	}
+}
+
+// retryAfter reads an answer's Retry-After (delta-seconds or an
+// HTTP-date): 0 when absent or unreadable, and false when it asks for more
+// than MaxRetryAfter.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	var d time.Duration
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs > int64(MaxRetryAfter/time.Second) {
+			return 0, false
+		}
+		d = time.Duration(max(secs, 0)) * time.Second
+	} else if at, err := http.ParseTime(v); err == nil {
+		d = max(at.Sub(now), 0)
+	}
+	return d, d <= MaxRetryAfter
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// pace waits until the next request may go under Options.Rate.
+func (r *recorder) pace(ctx context.Context) error {
+	if err := sleep(ctx, time.Until(r.next)); err != nil {
+		return err
+	}
+	r.next = time.Now().Add(r.interval)
+	return nil
 }
 
 func (r *recorder) getOnce(ctx context.Context, u string) (*response, error) {
@@ -445,6 +544,16 @@ func (r *recorder) getOnce(ctx context.Context, u string) (*response, error) {
 		return nil, fmt.Errorf("GET %s: %w", u, err)
 	}
 	req.Header.Set("Accept", "application/json")
+	for name, values := range r.opts.Header {
+		if strings.EqualFold(name, "Host") && len(values) > 0 {
+			req.Host = values[0]
+			continue
+		}
+		req.Header[name] = values
+	}
+	if err := r.pace(ctx); err != nil {
+		return nil, fmt.Errorf("GET %s: %w", u, err)
+	}
 	r.report.Requests++
 	resp, err := r.client.Do(req)
 	if err != nil {

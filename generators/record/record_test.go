@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/chaindata/harness/generators"
 	"github.com/chaindata/harness/generators/record"
@@ -558,6 +559,7 @@ func TestBadOptions(t *testing.T) {
 		{"no out", record.Options{From: "http://127.0.0.1:1"}},
 		{"unknown listing", record.Options{From: "http://127.0.0.1:1", Out: "x", Listings: []string{"orders"}}},
 		{"negative pages", record.Options{From: "http://127.0.0.1:1", Out: "x", MaxPages: -1}},
+		{"negative rate", record.Options{From: "http://127.0.0.1:1", Out: "x", Rate: -1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -565,5 +567,86 @@ func TestBadOptions(t *testing.T) {
 				t.Errorf("err %v, want ErrOptions", err)
 			}
 		})
+	}
+}
+
+// TestPoliteness: the headers go with every request (and not to another
+// host after a redirect), requests are spaced by the rate, and a 429 is
+// retried after its Retry-After.
+func TestPoliteness(t *testing.T) {
+	const key = "record-test-key"
+	var mu sync.Mutex
+	var arrivals []time.Time
+	var keyed, limited atomic.Int32
+	var other atomic.Value
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		other.Store("key=" + r.Header.Get("X-Api-Key"))
+		http.Error(w, "gone", http.StatusNotFound)
+	}))
+	defer elsewhere.Close()
+	var seen atomic.Int32
+	srv := mock(t, mockserver.Config{}, func(inner http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			arrivals = append(arrivals, time.Now())
+			mu.Unlock()
+			if r.Header.Get("X-Api-Key") == key {
+				keyed.Add(1)
+			}
+			if seen.Add(1) == 3 {
+				limited.Add(1)
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "slow down", http.StatusTooManyRequests)
+				return
+			}
+			inner.ServeHTTP(w, r)
+		})
+	})
+	const rate = 20
+	start := time.Now()
+	rep := mustRecord(t, record.Options{
+		From: srv.URL, Out: t.TempDir(), PageSize: 10, MaxPages: 4,
+		Listings: []string{generators.ListingSnapshots, generators.ListingKeyRotations},
+		Header:   http.Header{"X-Api-Key": {key}}, Rate: rate, RetryDelay: time.Millisecond,
+	})
+	took := time.Since(start)
+	n := int(seen.Load())
+	if rep.Requests != n || int(keyed.Load()) != n {
+		t.Errorf("report counts %d requests, the server saw %d, %d with the key; want all equal", rep.Requests, n, keyed.Load())
+	}
+	for i := 1; i < len(arrivals); i++ {
+		if gap := arrivals[i].Sub(arrivals[i-1]); gap < time.Second/rate-5*time.Millisecond {
+			t.Errorf("requests %d and %d came %s apart, want at least %s at %d/s", i-1, i, gap, time.Second/rate, rate)
+		}
+	}
+	if limited.Load() != 1 || took < time.Second {
+		t.Errorf("%d answers were 429 and the recording took %s; want one, waited for its Retry-After: 1", limited.Load(), took)
+	}
+
+	// A redirect to another host does not carry the key there.
+	redirect := httptest.NewServer(http.RedirectHandler(elsewhere.URL+"/x", http.StatusFound))
+	defer redirect.Close()
+	_, err := record.Run(context.Background(), record.Options{
+		From: redirect.URL, Out: t.TempDir(), Retries: -1,
+		Listings: []string{generators.ListingSnapshots}, Header: http.Header{"X-Api-Key": {key}},
+	})
+	if err == nil || other.Load() != "key=" {
+		t.Errorf("after a redirect to another host: err %v, the other host got %q; want an error and no key", err, other.Load())
+	}
+}
+
+func TestRetryAfterBeyondTheCapEndsTheRun(t *testing.T) {
+	var seen atomic.Int32
+	srv := mock(t, mockserver.Config{}, func(http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			seen.Add(1)
+			w.Header().Set("Retry-After", "3600")
+			http.Error(w, "come back in an hour", http.StatusServiceUnavailable)
+		})
+	})
+	start := time.Now()
+	_, err := record.Run(context.Background(), record.Options{From: srv.URL, Out: t.TempDir(), Listings: []string{generators.ListingSnapshots}})
+	if err == nil || !strings.Contains(err.Error(), "503") || seen.Load() != 1 || time.Since(start) > 5*time.Second {
+		t.Errorf("err %v after %d requests in %s; want a 503 error after one request, at once", err, seen.Load(), time.Since(start))
 	}
 }

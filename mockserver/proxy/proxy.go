@@ -13,6 +13,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -54,6 +55,11 @@ type Config struct {
 	// MetricsWait bounds how long a metrics request waits for the checks of
 	// the responses already sent (default 2s).
 	MetricsWait time.Duration
+	// Header is set on every upstream request, replacing any header of the
+	// same name the client sent: for a gateway that wants an API key, so
+	// that clients of the proxy need none. A "Host" entry sets the
+	// upstream request's host. Its values are never logged.
+	Header http.Header
 	// Checkers bounds the checks that run at once, after their responses
 	// are sent (default GOMAXPROCS). When all are busy a handler waits for
 	// one before it returns, which bounds the memory held by bodies
@@ -117,6 +123,13 @@ func New(cfg Config) *Proxy {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(upstream)
 			pr.SetXForwarded()
+			for name, values := range cfg.Header {
+				if strings.EqualFold(name, "Host") && len(values) > 0 {
+					pr.Out.Host = values[0]
+					continue
+				}
+				pr.Out.Header[http.CanonicalHeaderKey(name)] = slices.Clone(values)
+			}
 		},
 		Transport:      cfg.Transport,
 		ModifyResponse: p.inspect,

@@ -749,3 +749,54 @@ func TestProxyPrometheus(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyHeaders: the configured headers go with every upstream request,
+// replacing a client's header of the same name, and are never logged.
+func TestProxyHeaders(t *testing.T) {
+	const key = "proxy-test-key"
+	var mu sync.Mutex
+	var got []string
+	up := upstream(t, func(inner http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			got = append(got, r.Header.Get("X-Api-Key")+"|"+r.Header.Get("X-Other")+"|"+r.Host)
+			mu.Unlock()
+			inner.ServeHTTP(w, r)
+		})
+	})
+	px, logs := startProxy(t, up.URL, proxy.Config{Header: http.Header{"X-Api-Key": {key}, "Host": {"api.example"}}})
+	tests := []struct {
+		name   string
+		header http.Header
+		want   string
+	}{
+		{"client sends none", nil, key + "||api.example"},
+		{"client sends its own key", http.Header{"X-Api-Key": {"client-key"}, "X-Other": {"o"}}, key + "|o|api.example"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodGet, px.URL+"/api/v2/snapshots?pagination.first=2", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header = tc.header.Clone()
+			if req.Header == nil {
+				req.Header = http.Header{}
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			mu.Lock()
+			defer mu.Unlock()
+			if resp.StatusCode != http.StatusOK || len(got) != i+1 || got[i] != tc.want {
+				t.Errorf("status %d, upstream got %q, want %q", resp.StatusCode, got, tc.want)
+			}
+		})
+	}
+	metrics(t, px.URL)
+	if strings.Contains(logs.String(), key) {
+		t.Errorf("the log shows the header value:\n%s", logs)
+	}
+}

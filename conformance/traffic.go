@@ -1,0 +1,215 @@
+package conformance
+
+import (
+	"errors"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Bounds of the waits before retries.
+const (
+	// MaxRetryWait is the longest Retry-After the suite honours. A
+	// deployment that asks for a longer wait gets no retry: the exchange
+	// is marked refused at once, rather than the run stalling or asking
+	// again before the deployment said it may.
+	MaxRetryWait = 60 * time.Second
+	// MaxRetryBudget bounds the waits before the retries of one request,
+	// all together; a retry that would go beyond it is not made.
+	MaxRetryBudget = 2 * time.Minute
+	// firstBackoff is the wait before the first retry of an answer without
+	// Retry-After, doubled for each further retry up to maxBackoff.
+	firstBackoff = 500 * time.Millisecond
+	maxBackoff   = 8 * time.Second
+	// maxRefusedURLs is how many refused URLs Traffic lists.
+	maxRefusedURLs = 5
+	// rateMargin widens the spacing of requests a little beyond 1/rate, so
+	// that the deployment, which sees them later and with jitter, still
+	// counts no more than rate in any one second.
+	rateMargin = 1.05
+)
+
+// CurrentTraffic returns the counters of the current run: every request
+// sent by every client of the process since the run's configuration was
+// set. Traffic is defined with the report model (summary.go).
+func CurrentTraffic() Traffic {
+	return currentTraffic().snapshot()
+}
+
+var (
+	trafficMu sync.Mutex
+	// activeTraffic is the process-wide rate limit, in-flight bound and
+	// counters: the suite makes a client per listing, and the limits hold
+	// for all of them together.
+	activeTraffic *traffic
+)
+
+// configureTraffic sets the rate limit, in-flight bound, retries and headers
+// of every client made from now on, and resets the counters. setActiveConfig
+// calls it for each run.
+func configureTraffic(cfg Config) {
+	t := newTraffic(cfg.withDefaults())
+	trafficMu.Lock()
+	defer trafficMu.Unlock()
+	activeTraffic = t
+}
+
+// currentTraffic returns the configured traffic state, or one with the
+// defaults of an empty Config when no run configured it.
+func currentTraffic() *traffic {
+	trafficMu.Lock()
+	defer trafficMu.Unlock()
+	if activeTraffic == nil {
+		activeTraffic = newTraffic(Config{}.withDefaults())
+	}
+	return activeTraffic
+}
+
+// traffic is what every client of a run shares.
+type traffic struct {
+	retries int
+	headers []header
+	http    *http.Client
+	// slots holds one token per request in flight.
+	slots chan struct{}
+	pace  *pacer
+
+	mu     sync.Mutex
+	counts Traffic
+}
+
+// header is one configured request header.
+type header struct{ name, value string }
+
+func newTraffic(cfg Config) *traffic {
+	t := &traffic{
+		retries: max(cfg.Retries, 0),
+		slots:   make(chan struct{}, cfg.Concurrency),
+		pace:    newPacer(cfg.Rate),
+	}
+	for _, line := range cfg.Headers {
+		name, value, err := parseHeader(line)
+		if err != nil {
+			continue // Validate refused it before the run
+		}
+		t.headers = append(t.headers, header{name, value})
+	}
+	// Timeouts are per attempt, by context. A redirect to another host
+	// must not carry the configured headers (an API key) with it; Go only
+	// drops Authorization and Cookie itself.
+	t.http = &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
+			for _, h := range t.headers {
+				req.Header.Del(h.name)
+			}
+		}
+		return nil
+	}}
+	return t
+}
+
+// apply sets the configured headers on a request.
+func (t *traffic) apply(req *http.Request) {
+	for _, h := range t.headers {
+		if strings.EqualFold(h.name, "Host") {
+			req.Host = h.value
+			continue
+		}
+		req.Header.Set(h.name, h.value)
+	}
+}
+
+// acquire waits for a slot for one request and for its turn under the rate
+// limit, and counts the request. release gives the slot back.
+func (t *traffic) acquire() {
+	t.slots <- struct{}{}
+	t.pace.wait()
+	t.mu.Lock()
+	t.counts.Requests++
+	t.mu.Unlock()
+}
+
+func (t *traffic) release() { <-t.slots }
+
+// retrying counts a retry after a wait and holds back every request of the
+// run for that long: a 429 usually speaks for the client, not one URL.
+func (t *traffic) retrying(wait time.Duration) {
+	t.pace.holdUntil(time.Now().Add(wait))
+	t.mu.Lock()
+	t.counts.Retries++
+	t.counts.RetryWait += wait
+	t.mu.Unlock()
+}
+
+// refused counts an exchange the deployment still refused after the last
+// retry.
+func (t *traffic) refused(u string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.counts.Refused++
+	if len(t.counts.RefusedURLs) < maxRefusedURLs {
+		t.counts.RefusedURLs = append(t.counts.RefusedURLs, u)
+	}
+}
+
+func (t *traffic) snapshot() Traffic {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.counts
+	c.RefusedURLs = append([]string(nil), c.RefusedURLs...)
+	return c
+}
+
+// pacer spaces requests by an interval (one token every interval, burst
+// one), and can hold every request back until a time.
+type pacer struct {
+	interval time.Duration
+	// turn lets one request at a time wait for its time, so that each is
+	// spaced from the one before by the time it really went.
+	turn sync.Mutex
+
+	mu   sync.Mutex
+	next time.Time // the earliest time the next request may go
+}
+
+// newPacer returns a pacer for rate requests per second; 0 or +Inf means
+// no spacing.
+func newPacer(rate float64) *pacer {
+	p := &pacer{}
+	if rate > 0 && !math.IsInf(rate, 1) {
+		p.interval = time.Duration(float64(time.Second) / rate * rateMargin)
+	}
+	return p
+}
+
+// wait returns when the caller may send a request.
+func (p *pacer) wait() {
+	p.turn.Lock()
+	defer p.turn.Unlock()
+	for {
+		p.mu.Lock()
+		now := time.Now()
+		d := p.next.Sub(now)
+		if d <= 0 {
+			p.next = now.Add(p.interval)
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+		time.Sleep(d)
+	}
+}
+
+// holdUntil lets no request go before t.
+func (p *pacer) holdUntil(t time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t.After(p.next) {
+		p.next = t
+	}
+}
