@@ -5,7 +5,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -136,6 +138,42 @@ func TestRuleIDsAreStable(t *testing.T) {
 }
 
 func byIDOrEmpty(rules []Rule) string { return rules[0].ID }
+
+// specPath is the spec, where the project's checkout has shared/ beside it
+// (as on the developers' machines and in CI).
+var specPath = filepath.Join("..", "..", "shared", "spec", "chain-data-query-api.md")
+
+// TestCitationsQuoteTheSpec checks that every MUST rule's quote is the
+// spec's own words: each part of it (parts are separated by "; " or
+// " ... ", a part may start with the name of the field it quotes) stands in
+// the spec, with its tables read as "cell | cell" and white space folded.
+func TestCitationsQuoteTheSpec(t *testing.T) {
+	data, err := os.ReadFile(specPath)
+	if err != nil {
+		t.Skipf("the spec is not beside the checkout (%v): citations not compared", err)
+	}
+	flat := regexp.MustCompile(`\s*\|\s*`).ReplaceAllString(string(data), " | ")
+	flat = strings.Join(strings.Fields(flat), " ")
+	fieldName := regexp.MustCompile(`^[A-Za-z.@]+: `)
+	rules, err := Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rules {
+		if r.Strict {
+			continue
+		}
+		if !strings.Contains(flat, "## "+strings.SplitN(r.Cite.Section, " ", 2)[0]) && !strings.Contains(flat, "### "+strings.SplitN(r.Cite.Section, " ", 2)[0]) {
+			t.Errorf("%s cites section %q, which the spec does not have", r.ID, r.Cite.Section)
+		}
+		for _, part := range regexp.MustCompile(`; | \.\.\. `).Split(r.Cite.Quote, -1) {
+			part = strings.TrimSuffix(fieldName.ReplaceAllString(part, ""), ".")
+			if !strings.Contains(flat, part) {
+				t.Errorf("%s quotes %q, which is not in the spec", r.ID, part)
+			}
+		}
+	}
+}
 
 // TestParseRuleIDs checks the registry reader on good and bad lines.
 func TestParseRuleIDs(t *testing.T) {

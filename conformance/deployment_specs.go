@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"net/http"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -20,8 +21,17 @@ var _ = scope(DeploymentLabel, SpecPriority(-1), func() {
 			v.judged(t.Requests)
 			v.noneBecause("the run made no request (the label filter selected no listing's rules)")
 			if t.Refused > 0 {
+				var names []string
+				for _, h := range activeConfig().Headers {
+					name, _, _ := strings.Cut(h, ":")
+					names = append(names, strings.TrimSpace(name))
+				}
+				var asked []string
+				for _, u := range t.RefusedURLs {
+					asked = append(asked, (&exchange{method: http.MethodGet, url: u, headers: names}).curl())
+				}
 				v.add(nil, "%d of %d requests were still refused after every retry (%d retries in all, %s of waiting); rules that needed them were skipped. The first refused:\n    %s\n  Lower --rate, or raise --retries, or ask the deployment's operator for a higher limit.",
-					t.Refused, t.Requests, t.Retries, t.RetryWait, strings.Join(t.RefusedURLs, "\n    "))
+					t.Refused, t.Requests, t.Retries, t.RetryWait, strings.Join(asked, "\n    "))
 			}
 			v.check()
 		})

@@ -561,7 +561,7 @@ func TestHTMLReportMatrixOrder(t *testing.T) {
 	for _, th := range findAll(table, func(n *html.Node) bool { return attr(n, "scope") == "row" }) {
 		rows = append(rows, textOf(th))
 	}
-	wantColumns := append(append([]string{"listing"}, Areas...), "limits", "headers", "all areas")
+	wantColumns := append(append([]string{"listing"}, Areas...), "headers", "all areas")
 	if !slices.Equal(columns, wantColumns) {
 		t.Errorf("columns %v, want %v", columns, wantColumns)
 	}

@@ -88,7 +88,7 @@ var (
 		donors:     []string{"network-parameters", "games"},
 	}
 	rotationsListing = &pagedListing{
-		label: "key-rotations", cite: must("2.4", "Page wrapper: keyRotations. Node: blockHeight (uint64), newAddress (string), nodeId (string), oldAddress (string)"), path: "/api/v2/core/keys/ethereum/rotations", field: "keyRotations",
+		label: "key-rotations", cite: must("2.4", "Page wrapper: keyRotations. Node: blockHeight (uint64), newAddress (string ... nodeId (string), oldAddress (string"), path: "/api/v2/core/keys/ethereum/rotations", field: "keyRotations",
 		schema: "ListEthereumKeyRotationsResponse", ordered: true, primary: "blockHeight", secondary: "nodeId",
 		keyOf: func(n map[string]any) (rowKey, error) {
 			h, err := uintField(n, "blockHeight")

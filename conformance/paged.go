@@ -89,6 +89,19 @@ func (st *pagedState) reference() listingRef {
 	return ref
 }
 
+// arrived reports whether rows newer than every row of the forward walk
+// have arrived since it was made (on a live network), by asking for the
+// listing's first row again.
+func (st *pagedState) arrived() bool {
+	GinkgoHelper()
+	if !st.l.ordered {
+		return false
+	}
+	p := st.mustPage(url.Values{"pagination.first": {"1"}})
+	_, arrived := st.cut.settle(p.rows)
+	return arrived
+}
+
 // newestBlock returns the block height of the listing's newest row, for
 // the listings whose rows carry one.
 func (st *pagedState) newestBlock() (uint64, *exchange, bool) {

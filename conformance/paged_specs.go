@@ -445,7 +445,7 @@ func exactFitProblems(st *pagedState, v *verdict, last bool) int {
 	if arrived {
 		return 0 // rows that arrived since the walk now lead the listing
 	}
-	if p.info.hasPrev {
+	if p.info.hasPrev && !st.arrived() {
 		v.add(p.ex, "the listing's first %d rows, asked for with exactly pagination.last=%d before %s, say hasPreviousPage true", len(got), k, rows[k].ident)
 	}
 	if !p.info.hasNext {

@@ -56,7 +56,7 @@ var (
 	citeTxFirst    = must("4.5", "first: count; use with after to page toward the most recent; cannot be combined with before; alone returns the first most recent transactions")
 	citeTxLast     = must("4.5", "last: count; use with before to page toward the least recent; cannot be combined with after; alone returns the last oldest transactions")
 	citeTxWindow   = must("4.5", "before: cursor; may be combined with after")
-	citeEpochLimit = must("8", "Epoch range: at most 30 epochs per request, both ends inclusive")
+	citeEpochLimit = must("8", "Epoch range | list games | at most 30 epochs per request, both ends inclusive")
 )
 
 // Prefixes of rule IDs: one per scope (listing, or the deployment as a

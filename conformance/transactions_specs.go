@@ -225,7 +225,7 @@ var _ = scope("transactions", Ordered, ContinueOnFailure, func() {
 	area("errors", func() { txErrorRules(ts) })
 	area("schema", func() {
 		schemaRules("ListTransactionsResponse", transactionsPath,
-			must("2.6", "Each element has: block (uint64), code (int64), command (object, the network command, section 2.7)"),
+			must("2.6", "The transaction listing returns transactions (array). Each element has: ... block | uint64 ... code | int64 ... command | object (the network command, section 2.7)"),
 			func() *client { return ts.c }, false, nil)
 	})
 })
@@ -380,8 +380,10 @@ func txPagingRules(ts *txState) {
 
 	rule("before and after together return every transaction strictly between them", citeTxWindow, func() {
 		rows := ts.rows(3)
+		// The rows between must fit in the deployment's default page: no
+		// more than --page-size.
 		i := len(rows) / 4
-		j := min(len(rows)-1, i+12)
+		j := min(len(rows)-1, i+1+min(11, ts.cfg.PageSize))
 		v := newVerdict("before=A&after=B to give the transactions older than A and newer than B")
 		p := ts.mustPage(url.Values{"before": {rows[i].cursor}, "after": {rows[j].cursor}})
 		v.judged(j - i - 1)
