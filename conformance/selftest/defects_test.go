@@ -2,8 +2,8 @@ package selftest
 
 import (
 	"bytes"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -30,6 +30,16 @@ type defect struct {
 	config func(*mockserver.Config)
 	// wrap wraps the mock (optional).
 	wrap func(inner http.Handler) http.Handler
+}
+
+// scope is the label filter a run against the defect needs: its listing's
+// rules, and for a defect of the deployment as a whole, one listing's
+// besides (the rule judges the run's traffic).
+func (d defect) scope() string {
+	if d.listing == "deployment" {
+		return "deployment || network-parameters"
+	}
+	return d.listing
 }
 
 // answer is a response of the wrapped server, decoded when it is a JSON
@@ -356,7 +366,7 @@ func defects() []defect {
 		{
 			name: "epoch-cap-31", listing: "games", area: "epochs",
 			what:   "the epoch window spans 31 epochs (mock EpochWindow: 31)",
-			rule: "GAMES-EPO-005", // no answer spans more than 30 epochs
+			rule:   "GAMES-EPO-005", // no answer spans more than 30 epochs
 			config: func(c *mockserver.Config) { c.EpochWindow = 31 },
 		},
 		{

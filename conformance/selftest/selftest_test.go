@@ -389,7 +389,9 @@ func TestDefectsAreCaught(t *testing.T) {
 		t.Run(d.name, func(t *testing.T) {
 			t.Parallel()
 			srv := server(t, d)
-			r := conform(t, srv.URL)
+			// The defect's own listing is enough to catch it, and a fifth of
+			// the work of a full run.
+			r := conform(t, srv.URL, "--label-filter", d.scope())
 			failed := r.failed()
 			var names []string
 			var caught *types.SpecReport

@@ -162,5 +162,3 @@ func abs(t *testing.T, p string) string {
 	}
 	return a
 }
-
-
