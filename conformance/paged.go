@@ -135,7 +135,7 @@ func (st *pagedState) mustPage(q url.Values) *page {
 		if ex.refused {
 			skipRefused(ex)
 		}
-		ruleFail(fmt.Sprintf("A %s page could not be read: %v%s\n%s", st.l.label, err, countHint(ex), ex.describe()))
+		ruleFail(fmt.Sprintf("A %s page could not be read: %v%s\n%s", st.l.label, err, withHint(ex), ex.describe()))
 	}
 	return p
 }

@@ -149,7 +149,7 @@ func (ts *txState) mustPage(q url.Values) *page {
 		if ex.refused {
 			skipRefused(ex)
 		}
-		ruleFail(fmt.Sprintf("A transactions answer could not be read: %v%s\n%s", err, countHint(ex), ex.describe()))
+		ruleFail(fmt.Sprintf("A transactions answer could not be read: %v%s\n%s", err, withHint(ex), ex.describe()))
 	}
 	return p
 }
@@ -162,7 +162,7 @@ func (ts *txState) walkDown(q url.Values) *walk {
 	for i := 0; i < ts.cfg.MaxPages; i++ {
 		p, ex, err := ts.page(pq)
 		if err != nil {
-			w.err, w.errEx = fmt.Errorf("page %d: %w", i+1, err), ex
+			w.err, w.errEx = fmt.Errorf("page %d: %w%s", i+1, err, withHint(ex)), ex
 			return w
 		}
 		w.pages = append(w.pages, p)
@@ -189,7 +189,7 @@ func (ts *txState) walkUp(anchor row) *walk {
 	for i := 0; i < ts.cfg.MaxPages; i++ {
 		p, ex, err := ts.page(url.Values{"first": {strconv.Itoa(ts.size)}, "after": {cursor}})
 		if err != nil {
-			w.err, w.errEx = fmt.Errorf("page %d: %w", i+1, err), ex
+			w.err, w.errEx = fmt.Errorf("page %d: %w%s", i+1, err, withHint(ex)), ex
 			return w
 		}
 		w.pages = append(w.pages, p)

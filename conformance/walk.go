@@ -207,7 +207,7 @@ func (wk walker) forward(q url.Values, size int, after string) *walk {
 		}
 		p, ex, err := wk.page(pq)
 		if err != nil {
-			w.err, w.errEx = fmt.Errorf("page %d: %w", i+1, err), ex
+			w.err, w.errEx = fmt.Errorf("page %d: %w%s", i+1, err, withHint(ex)), ex
 			return w
 		}
 		w.pages = append(w.pages, p)
@@ -243,7 +243,7 @@ func (wk walker) backward(q url.Values, size int, before string) *walk {
 		}
 		p, ex, err := wk.page(pq)
 		if err != nil {
-			w.err, w.errEx = fmt.Errorf("page %d: %w", i+1, err), ex
+			w.err, w.errEx = fmt.Errorf("page %d: %w%s", i+1, err, withHint(ex)), ex
 			return w
 		}
 		w.pages = append(w.pages, p)
@@ -511,4 +511,12 @@ func around(got, want []row, i int) string {
 		fmt.Fprintf(&b, "\n      row %d: got %s | want %s", j, g, w)
 	}
 	return b.String()
+}
+
+// withHint is countHint as the end of a message: "; " and the hint, or "".
+func withHint(ex *exchange) string {
+	if h := countHint(ex); h != "" {
+		return "; " + h
+	}
+	return ""
 }

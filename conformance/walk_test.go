@@ -186,3 +186,25 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("defaults: %+v", d)
 	}
 }
+
+func TestWithHint(t *testing.T) {
+	tests := []struct {
+		name   string
+		ex     *exchange
+		wantIn string // "" for no hint
+	}{
+		{"a count refused", &exchange{status: 400, url: "http://h/api/v2/games?pagination.first=50"}, "; the deployment refused pagination.first=50: if its largest page is smaller, lower --page-size"},
+		{"a transactions count refused", &exchange{status: 400, url: "http://h/transactions?last=20&before=1.2"}, "lower --page-size"},
+		{"an answer", &exchange{status: 200, url: "http://h/api/v2/games?pagination.first=50"}, ""},
+		{"a server error", &exchange{status: 500, url: "http://h/api/v2/games?pagination.first=50"}, ""},
+		{"no count", &exchange{status: 400, url: "http://h/api/v2/games?pagination.after=x"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := withHint(tc.ex)
+			if (tc.wantIn == "") != (got == "") || !strings.Contains(got, tc.wantIn) {
+				t.Errorf("withHint = %q, want it to hold %q", got, tc.wantIn)
+			}
+		})
+	}
+}

@@ -173,6 +173,7 @@ type result struct {
 	elapsed  time.Duration
 	report   types.Report
 	junit    []byte
+	html     []byte
 }
 
 func (r result) specs() []types.SpecReport {
@@ -207,8 +208,8 @@ var limiter = make(chan struct{}, parallelRuns)
 func conform(t *testing.T, baseURL string, extra ...string) result {
 	t.Helper()
 	dir := t.TempDir()
-	jsonFile, junitFile := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml")
-	args := append([]string{"--json-report", jsonFile, "--junit", junitFile}, extra...)
+	jsonFile, junitFile, htmlFile := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.html")
+	args := append([]string{"--json-report", jsonFile, "--junit", junitFile, "--html-report", htmlFile}, extra...)
 	code, out, elapsed := runConform(t, dir, baseURL, args...)
 	r := result{exitCode: code, output: out, elapsed: elapsed}
 	data, err := os.ReadFile(jsonFile)
@@ -222,6 +223,9 @@ func conform(t *testing.T, baseURL string, extra ...string) result {
 	r.report = reports[0]
 	if r.junit, err = os.ReadFile(junitFile); err != nil {
 		t.Fatalf("read the JUnit report: %v", err)
+	}
+	if r.html, err = os.ReadFile(htmlFile); err != nil {
+		t.Fatalf("read the HTML report: %v", err)
 	}
 	return r
 }
@@ -307,6 +311,11 @@ func TestCleanMockPasses(t *testing.T) {
 		t.Errorf("the suite took %s against the default mock, over the %s budget", r.elapsed, cleanBudget)
 	}
 	checkJUnit(t, r)
+	for _, want := range []string{"PASSED", "GAMES-PAG-001", "TX-FLT-014", "DEPLOY-LIM-001"} {
+		if !strings.Contains(string(r.html), want) {
+			t.Errorf("the HTML report of the clean run does not show %q", want)
+		}
+	}
 }
 
 // TestGrowingMockPasses runs the suite against a mock that gains rows at the
@@ -405,6 +414,12 @@ func TestDefectsAreCaught(t *testing.T) {
 			t.Logf("%s: %d of %d rules failed in %s:\n  %s", d.name, len(failed), len(r.specs()), r.elapsed.Round(time.Millisecond), strings.Join(names, "\n  "))
 			if caught != nil {
 				t.Logf("the failure of %q reads:\n%s", fullText(*caught), clip(caught.Failure.Message, 2500))
+				// The report line names the rule and, for a MUST rule, the
+				// spec text it rests on.
+				head, _, _ := strings.Cut(caught.Failure.Message, "\n")
+				if !strings.HasPrefix(head, d.rule+" (MUST, spec §") && head != d.rule+" (SHOULD: our reading, docs/behaviour.md)" {
+					t.Errorf("the failure of %s begins %q, not with its ID, level and citation", d.rule, head)
+				}
 			}
 			if r.exitCode != 1 {
 				t.Errorf("exit code %d, want 1 (rules failed)", r.exitCode)
