@@ -584,7 +584,7 @@ func defects() []defect {
 		},
 		{
 			name: "rate-limit-never-lifts", listing: "deployment", area: "limits",
-			what: "after its first 200 requests the deployment answers every request 429 (Retry-After: 0), however often it is asked again",
+			what: "after its first 20 requests the deployment answers every request 429 (Retry-After: 0), however often it is asked again",
 			rule: "DEPLOY-LIM-001", // the deployment answers within its rate limit: no request is still refused (429 or 503) after the retries
 			wrap: func(inner http.Handler) http.Handler {
 				var mu sync.Mutex
@@ -592,7 +592,7 @@ func defects() []defect {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					mu.Lock()
 					n++
-					over := n > 200
+					over := n > 20
 					mu.Unlock()
 					if over {
 						w.Header().Set("Retry-After", "0")
