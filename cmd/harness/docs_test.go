@@ -20,6 +20,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -672,15 +674,24 @@ func containsRun(got, want []string) bool {
 	return false
 }
 
-// cmdClone makes the working directory look like a clone of the module for
-// go commands: go.mod, go.sum and every top-level directory holding Go code
-// are symbolic links to the module's. Documentation (docs/) is not linked,
-// so that a command writing there writes in the script's directory.
+// cmdClone makes a clone of the module for go commands and makes it the
+// script's directory: go.mod, go.sum and every top-level directory holding
+// Go code are symbolic links to the module's. Documentation (docs/) is not
+// linked, so that a command writing there writes in the clone.
+//
+// The clone is not in $WORK but at a path that is the same on every run of
+// the same checkout: the build cache keys a package of the main module by
+// its directory, so a new path every run would compile the module anew.
 func cmdClone(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: clone")
 	}
 	st := state(ts)
+	sum := sha256.Sum256([]byte(st.root))
+	dir := filepath.Join(os.TempDir(), "harness-doc-clones", hex.EncodeToString(sum[:6]), ts.Name())
+	ts.Check(os.RemoveAll(dir))
+	ts.Check(os.MkdirAll(dir, 0o755))
+	ts.Defer(func() { os.RemoveAll(dir) })
 	entries, err := os.ReadDir(st.root)
 	ts.Check(err)
 	for _, e := range entries {
@@ -690,9 +701,10 @@ func cmdClone(ts *testscript.TestScript, neg bool, args []string) {
 			link = holdsGo(filepath.Join(st.root, name))
 		}
 		if link {
-			ts.Check(os.Symlink(filepath.Join(st.root, name), ts.MkAbs(name)))
+			ts.Check(os.Symlink(filepath.Join(st.root, name), filepath.Join(dir, name)))
 		}
 	}
+	ts.Check(ts.Chdir(dir))
 }
 
 // holdsGo reports whether a .go file is anywhere under dir.
