@@ -868,3 +868,31 @@ func TestGitignoreMatching(t *testing.T) {
 		}
 	}
 }
+
+func TestCmpDocRules(t *testing.T) {
+	tests := []struct {
+		name      string
+		got, want string
+		match     bool
+	}{
+		{"the same lines", "a\nb\nc\n", "b\nc", true},
+		{"a duration differs", "Rules: 230 passed; 46239 cases judged in 1m2.5s\n", "Rules: 230 passed; 46239 cases judged in 11.878s", true},
+		{"a count differs", "traffic: 570 requests\n", "traffic: 571 requests", false},
+		{"lines apart", "a\nx\nb\n", "a\nb", false},
+		{"lines in another order", "b\na\n", "a\nb", false},
+		{"a line cut short", "Verdict: PASSED (0 waived)\n", "Verdict: PASSED", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := strings.Split(normalizeOutput(tc.got), "\n")
+			want := strings.Split(normalizeOutput(tc.want), "\n")
+			if containsRun(got, want) != tc.match {
+				t.Errorf("%q in %q: %v, want %v", tc.want, tc.got, !tc.match, tc.match)
+			}
+		})
+	}
+	st := &exampleState{ports: map[string]string{"8080": "40001", "8081": "40002"}}
+	if got, want := st.unsubstitute("on http://127.0.0.1:40001 and 127.0.0.1:40002, not 127.0.0.1:40003"), "on http://127.0.0.1:8080 and 127.0.0.1:8081, not 127.0.0.1:40003"; got != want {
+		t.Errorf("unsubstitute = %q, want %q", got, want)
+	}
+}
