@@ -4,14 +4,38 @@ BIN     ?= bin/harness
 BENCH   ?= .
 PKGS    ?= ./...
 
-# load: the world served, how long and how hard to drive it, and the tool.
+# load: the world served, how long and how hard to drive it, and the tool
+# (vegeta, fetched and built through the Go module proxy on first use).
 LOAD_SCALE    ?= 1
 LOAD_ADDR     ?= 127.0.0.1:18181
 LOAD_DURATION ?= 10s
 LOAD_WORKERS  ?= 8
 VEGETA        ?= $(GO) run github.com/tsenart/vegeta/v12@v12.13.0
 
-.PHONY: all build test lint bench bench-generate fuzz load report-screenshot clean
+# bench-generate: the world harness generate writes and measures (GNU time,
+# Debian package "time", reports its wall time and peak memory).
+GEN_SCALE ?= 100
+GNU_TIME  ?= /usr/bin/time
+
+# MACHINE prints the machine a figure is measured on: its cores, its load
+# (1, 5 and 15 minutes: other work competes for the cores), the Go version
+# and the time. Every measuring target prints it before and after.
+MACHINE = echo "machine: $$(nproc) cores, load $$(cut -d' ' -f1-3 /proc/loadavg), $$($(GO) env GOVERSION), $$(date -u +%Y-%m-%dT%H:%MZ)"
+
+# serve_bg makes a temporary directory $$work, starts bin/harness serve on
+# LOAD_ADDR in the background (the world of LOAD_SCALE), waits until it
+# answers, and stops it and removes $$work when the recipe's shell exits. It
+# starts a recipe line: @set -e; $(serve_bg); ...
+serve_bg = work=$$(mktemp -d); \
+	$(BIN) serve --addr $(LOAD_ADDR) --scale $(LOAD_SCALE) --log-format none > $$work/serve.log 2>&1 & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; rm -rf $$work' EXIT; \
+	for i in $$(seq 1 600); do curl -sf http://$(LOAD_ADDR)/api/v2/network/parameters?pagination.first=1 >/dev/null && break; sleep 0.5; done; \
+	cat $$work/serve.log
+
+# since prints the seconds since $$start (date +%s%N), to a tenth.
+since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
+
+.PHONY: all build test lint bench bench-generate bench-mock bench-proxy bench-schemas bench-cli fuzz load report-screenshot clean
 
 all: build
 
@@ -23,19 +47,66 @@ build:
 lint:
 	$(GO) vet $(PKGS)
 
-## test: vet, then every test with the race detector (what CI runs)
+## test: vet, then every test with the race detector (what CI runs); go
+## test prints each package's time, MACHINE what the machine was doing
 test: lint
+	@$(MACHINE)
 	$(GO) test -race -count=1 $(PKGS)
+	@$(MACHINE)
 
 ## bench: every benchmark, with allocations (BENCH=regexp selects; the
 ## mock's benchmarks build a world of a million transactions first)
 bench:
+	@$(MACHINE)
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem $(PKGS)
+	@$(MACHINE)
 
-## bench-generate: a million transactions made and read in one process,
-## reporting time and peak memory (run alone so the peak is its own)
-bench-generate:
+## bench-generate: one transaction on one core; a million transactions made
+## and read in one process, with time and peak memory (in a process of its
+## own, so the peak is its own); then harness generate --scale GEN_SCALE
+## written to a temporary directory: wall time, peak memory, size on disk
+bench-generate: build
+	@$(MACHINE)
+	$(GO) test -run '^$$' -bench 'Transaction$$' -benchmem -cpu 1 ./generators
 	$(GO) test -run '^$$' -bench 'GenerateMillion' -benchtime 1x ./generators
+	@set -e; out=$$(mktemp -d); trap 'rm -rf $$out' EXIT; \
+	$(GNU_TIME) -f "harness generate --scale $(GEN_SCALE): %e s wall, %M KiB peak RSS" \
+		$(BIN) generate --scale $(GEN_SCALE) --format ndjson --quiet --out $$out/world; \
+	echo "on disk: $$(du -sh $$out/world | cut -f1)"
+	@$(MACHINE)
+
+## bench-mock: a 100-row page at the start, middle and end of each listing
+## of a million-transaction world, and the mock against a bare net/http
+## handler over loopback
+bench-mock:
+	@$(MACHINE)
+	$(GO) test -run '^$$' -bench 'PageAtDepth|VsBare' -benchmem ./mockserver
+	@$(MACHINE)
+
+## bench-proxy: what harness proxy adds to a 1000-row page (median, one
+## request at a time), and its pace when clients hammer it
+bench-proxy:
+	@$(MACHINE)
+	$(GO) test -run '^$$' -bench 'Proxy' -benchmem ./mockserver/proxy
+	@$(MACHINE)
+
+## bench-schemas: schema validation of a 1000-transaction page and a
+## 100-row network parameters page
+bench-schemas:
+	@$(MACHINE)
+	$(GO) test -run '^$$' -bench . -benchmem ./schemas
+	@$(MACHINE)
+
+## bench-cli: against harness serve (LOAD_SCALE), the whole conformance
+## suite and a recording of every listing, each timed
+bench-cli: build
+	@$(MACHINE)
+	@set -e; $(serve_bg); \
+	start=$$(date +%s%N); $(BIN) conform --base-url http://$(LOAD_ADDR) > $$work/conform.log; \
+	echo "harness conform: $$($(since))"; tail -3 $$work/conform.log; \
+	start=$$(date +%s%N); $(BIN) record --from http://$(LOAD_ADDR) --out $$work/rec --log-format none; \
+	echo "harness record: $$($(since)), $$(du -sh $$work/rec | cut -f1) on disk"
+	@$(MACHINE)
 
 ## fuzz: each mock server fuzz target for FUZZTIME (default 30s)
 FUZZTIME ?= 30s
@@ -47,11 +118,8 @@ fuzz:
 ## load: serve a world (LOAD_SCALE) and drive five listings with vegeta for
 ## LOAD_DURATION with LOAD_WORKERS workers; prints requests per second
 load: build
-	@set -e; \
-	$(BIN) serve --addr $(LOAD_ADDR) --scale $(LOAD_SCALE) --log-format none > /tmp/harness-load.log 2>&1 & pid=$$!; \
-	trap 'kill $$pid 2>/dev/null' EXIT; \
-	for i in $$(seq 1 600); do curl -sf http://$(LOAD_ADDR)/api/v2/network/parameters?pagination.first=1 >/dev/null && break; sleep 0.5; done; \
-	cat /tmp/harness-load.log; \
+	@$(MACHINE)
+	@set -e; $(serve_bg); \
 	for path in \
 		"/api/v2/network/parameters?pagination.first=100" \
 		"/api/v2/snapshots?pagination.first=100" \
@@ -61,6 +129,7 @@ load: build
 		echo "== GET $$path"; \
 		echo "GET http://$(LOAD_ADDR)$$path" | $(VEGETA) attack -rate=0 -max-workers=$(LOAD_WORKERS) -duration=$(LOAD_DURATION) | $(VEGETA) report -type=text | grep -E 'Requests|Latencies|Success|Status'; \
 	done
+	@$(MACHINE)
 
 ## report-screenshot: render a sample HTML conformance report in headless
 ## chromium (which must be on the PATH) and save docs/conformance-report.png

@@ -9,7 +9,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -20,45 +19,15 @@ import (
 	"github.com/chaindata/harness/mockserver"
 )
 
-// buildHarness builds the binary into a temporary directory, for tests that
-// must run a subcommand in its own process (Ginkgo runs one suite per
-// process).
+// buildHarness returns the binary built once for the package's tests, for
+// tests that must run a subcommand in its own process (Ginkgo runs one
+// suite per process). It skips under -short.
 func buildHarness(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("-short: runs the conformance suite in a subprocess")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-		if _, serr := os.Stat(goBin); serr != nil {
-			t.Skipf("no go command to build the binary: %v", err)
-		}
-	}
-	bin := filepath.Join(t.TempDir(), "harness")
-	cmd := exec.Command(goBin, "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// runBinary runs the built binary with a time limit.
-func runBinary(t *testing.T, bin string, timeout time.Duration, args ...string) (int, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("harness %s did not finish within %v:\n%s", strings.Join(args, " "), timeout, out)
-	}
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("harness %s: %v", strings.Join(args, " "), err)
-	}
-	return code, string(out)
+	return mustHarnessBinary(t)
 }
 
 func fetchBody(t *testing.T, u string) (int, []byte) {

@@ -10,6 +10,9 @@ import (
 	"github.com/chaindata/harness/schemas"
 )
 
+// runSchemas lists the schemas, prints one definition or file, or prints the
+// OpenAPI export: exit 0 on success, 2 on a usage error (an unknown schema
+// name or file included).
 func runSchemas(_ context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "schemas", "[--long] [NAME | FILE.json] | --openapi")
 	long := fs.Bool("long", false, "list each schema with its file and description")
@@ -33,8 +36,9 @@ func runSchemas(_ context.Context, e *env, args []string) int {
 			data, err = schemas.Definition(arg)
 		}
 		if err != nil {
-			fmt.Fprintf(e.stderr, "harness schemas: %v (run \"harness schemas\" for the list)\n", err)
-			return exitFailure
+			// A name that is not a schema is a wrong command line, as
+			// harness validate --schema treats it.
+			return usageError(e.stderr, fs, "%v (run \"harness schemas\" for the list)", err)
 		}
 		e.stdout.Write(data)
 		return exitOK

@@ -89,8 +89,8 @@ func TestSchemasRejectsUnknownNames(t *testing.T) {
 		wantCode int
 		want     string
 	}{
-		{"unknown definition", []string{"Transactions"}, exitFailure, `no schema named "Transactions"`},
-		{"unknown file", []string{"trades.json"}, exitFailure, `no schema file "trades.json"`},
+		{"unknown definition", []string{"Transactions"}, exitUsage, `no schema named "Transactions"`},
+		{"unknown file", []string{"trades.json"}, exitUsage, `no schema file "trades.json"`},
 		{"two names", []string{"Transaction", "Command"}, exitUsage, "at most one schema name"},
 		{"unknown flag", []string{"--all"}, exitUsage, "flag provided but not defined"},
 	}
