@@ -11,7 +11,7 @@ LOAD_DURATION ?= 10s
 LOAD_WORKERS  ?= 8
 VEGETA        ?= $(GO) run github.com/tsenart/vegeta/v12@v12.13.0
 
-.PHONY: all build test lint bench bench-generate fuzz load report-screenshot clean
+.PHONY: all build test lint bench bench-generate fuzz load report-screenshot check-export clean
 
 all: build
 
@@ -67,6 +67,13 @@ load: build
 report-screenshot:
 	REPORT_SCREENSHOT=$(CURDIR)/docs/conformance-report.png \
 		$(GO) test -count=1 -run '^TestHTMLReportInBrowser$$' -v ./conformance
+
+## check-export: the OpenAPI export and the bundled schemas in the npm and
+## Python tools client developers use (Spectral, openapi-typescript and
+## tsc --strict, ajv, Python's jsonschema), pinned in tools/check-export;
+## needs node and npm, and python3 with jsonschema
+check-export: build
+	GO=$(GO) tools/check-export/check.sh $(BIN)
 
 clean:
 	rm -rf bin
