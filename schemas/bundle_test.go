@@ -2,6 +2,7 @@ package schemas_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/xeipuuv/gojsonschema"
@@ -59,9 +60,18 @@ func TestStandaloneSchemasNeedNoOtherFile(t *testing.T) {
 	}
 }
 
-// TestBundleHoldsEveryDefinition compiles the bundle alone and checks each
-// definition in it, by its $id and pointer, against the harness validator's
-// verdicts.
+// bundleSample are the definitions TestBundleHoldsEveryDefinition compiles
+// from the bundle: the documents the API returns, and a few with oneOfs,
+// rules between fields and formats. (Each compilation loads the whole
+// bundle; the standalone schemas, made by the same rewriting, are checked
+// for every definition above, and make check-export checks the bundle for
+// every definition in ajv and Python's jsonschema.)
+var bundleSample = append(append([]string(nil), rootDefinitions...),
+	"Transaction", "Command", "OrderSubmission", "Game", "OptionalUrl", "Timestamp", "MarginModeUpdate")
+
+// TestBundleHoldsEveryDefinition checks that the bundle holds every
+// definition, compiles it alone, and checks a sample of definitions in it,
+// by its $id and pointer, against the harness validator's verdicts.
 func TestBundleHoldsEveryDefinition(t *testing.T) {
 	data, err := schemas.Bundle()
 	if err != nil {
@@ -70,8 +80,21 @@ func TestBundleHoldsEveryDefinition(t *testing.T) {
 	if again, _ := schemas.Bundle(); !bytes.Equal(data, again) {
 		t.Error("two calls gave different documents")
 	}
+	var doc struct {
+		Definitions map[string]json.RawMessage `json:"definitions"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range schemas.Names() {
+		if doc.Definitions[name] == nil {
+			t.Errorf("the bundle lacks %s", name)
+		}
+	}
+	cases := bundleCases(t)
 	checked := 0
-	for name, docs := range bundleCases(t) {
+	for _, name := range bundleSample {
+		docs := cases[name]
 		l := gojsonschema.NewSchemaLoader()
 		l.Draft = gojsonschema.Draft7
 		if err := l.AddSchemas(gojsonschema.NewBytesLoader(data)); err != nil {
@@ -87,7 +110,7 @@ func TestBundleHoldsEveryDefinition(t *testing.T) {
 			sameVerdict(t, name, "bundle", compiled, doc)
 		}
 	}
-	if checked < 500 {
+	if checked < 50 {
 		t.Errorf("only %d documents checked", checked)
 	}
 }
