@@ -35,7 +35,7 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build test lint bench bench-generate bench-mock bench-proxy bench-schemas bench-cli fuzz load report-screenshot clean
+.PHONY: all build test lint bench bench-generate bench-mock bench-proxy bench-schemas bench-cli fuzz load report-screenshot check-export clean
 
 all: build
 
@@ -136,6 +136,13 @@ load: build
 report-screenshot:
 	REPORT_SCREENSHOT=$(CURDIR)/docs/conformance-report.png \
 		$(GO) test -count=1 -run '^TestHTMLReportInBrowser$$' -v ./conformance
+
+## check-export: the OpenAPI export and the bundled schemas in the npm and
+## Python tools client developers use (Spectral, openapi-typescript and
+## tsc --strict, ajv, Python's jsonschema), pinned in tools/check-export;
+## needs node and npm, and python3 with jsonschema
+check-export: build
+	GO=$(GO) tools/check-export/check.sh $(BIN)
 
 clean:
 	rm -rf bin

@@ -117,7 +117,7 @@ var formats = map[string]formatFunc{
 	"country":                 func(c *genContext, _ *schemas.Node) value { return str(c.g.faker.CountryAbr()) },
 	"uri":                     func(c *genContext, _ *schemas.Node) value { return str(c.url()) },
 	"core-version":            func(c *genContext, _ *schemas.Node) value { return str(pick(c.g, c.u.versions)) },
-	"duration":                func(c *genContext, _ *schemas.Node) value { return str(pick(c.g, goDurations)) },
+	"go-duration":             func(c *genContext, _ *schemas.Node) value { return str(pick(c.g, goDurations)) },
 	"date-time":               func(c *genContext, _ *schemas.Node) value { return str(c.u.now.Format(time.RFC3339)) },
 	"node-name":               func(c *genContext, _ *schemas.Node) value { return str(c.nodeName()) },
 	"reference":               func(c *genContext, _ *schemas.Node) value { return str(c.reference()) },

@@ -17,6 +17,10 @@
 //   - Lookup(name) gives the parsed definition as a Node tree with its
 //     references resolved and property order kept, for code that walks the
 //     schemas (data generators, the OpenAPI export).
+//   - Standalone(name) and Bundle() give the schemas to other validators:
+//     one definition with everything it uses, or every definition, in one
+//     draft-07 document each; OpenAPI() gives an OpenAPI 3.0 document of the
+//     five listings that client generators take.
 //
 // Conventions shared by every file are described in README.md beside them.
 package schemas

@@ -38,7 +38,7 @@ var palette = []struct {
 	{"Rank", []string{jsonString("1"), jsonString("50")}, []string{jsonString("-1"), jsonString("first"), `1`}},
 	{"OrderSize", []string{jsonString("0"), jsonString("2500"), jsonString("18446744073709551615")}, []string{jsonString("-2500"), jsonString("25.00"), jsonString("18446744073709551616"), `2500`}},
 	{"DecimalPlaces", []string{jsonString("0"), jsonString("18")}, []string{jsonString("-1"), jsonString("6.0"), `6`}},
-	{"UnsignedUnixSeconds", []string{jsonString("0"), jsonString("1741867200")}, []string{jsonString("-1741867200"), jsonString("2025-03-13"), `1741867200`}},
+	{"UnsignedUnixSeconds", []string{jsonString("0"), jsonString("1741867200"), jsonString("18446744073709551615")}, []string{jsonString("-1741867200"), jsonString("2025-03-13"), `1741867200`}},
 	{"UnsignedDurationSeconds", []string{jsonString("0"), jsonString("3600")}, []string{jsonString("-60"), jsonString("1h"), `3600`}},
 	{"Nonce", []string{jsonString("0"), jsonString("7139274626518473152"), jsonString("18446744073709551615")}, []string{jsonString("-1"), jsonString("18446744073709551616"), `1`}},
 	{"ChainId", []string{jsonString("1"), jsonString("42161")}, []string{jsonString("0x1"), jsonString("-1"), `1`}},
@@ -146,7 +146,7 @@ func TestPalette(t *testing.T) {
 				t.Fatal("a palette row needs valid and invalid values")
 			}
 			for _, doc := range tc.valid {
-				if err := v.Validate([]byte(doc)); err != nil {
+				if err := validateDoc(t, v, []byte(doc)); err != nil {
 					t.Errorf("%s rejected: %v", doc, err)
 				}
 			}

@@ -56,7 +56,7 @@ func commands() []command {
 		{"serve", "serve the mock API on a built-in or recorded dataset", runServe},
 		{"generate", "write a generated world as fixture files", runGenerate},
 		{"validate", "check JSON documents against a schema", runValidate},
-		{"schemas", "list the schemas, print one, or export OpenAPI", runSchemas},
+		{"schemas", "list the schemas, print one or all in one document, or export OpenAPI", runSchemas},
 		{"conform", "run the conformance suite against a base URL", runConform},
 		{"record", "record a live deployment's listings as fixtures", runRecord},
 		{"proxy", "forward requests to a deployment and validate its responses", runProxy},

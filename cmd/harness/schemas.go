@@ -14,45 +14,56 @@ import (
 // OpenAPI export: exit 0 on success, 2 on a usage error (an unknown schema
 // name or file included).
 func runSchemas(_ context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "schemas", "[--long] [NAME | FILE.json] | --openapi")
+	fs := newFlagSet(e, "schemas", "[--long] [NAME | FILE.json] | --bundle | --openapi")
 	long := fs.Bool("long", false, "list each schema with its file and description")
+	bundle := fs.Bool("bundle", false, "print one draft-07 document holding every definition (each $ref within it)")
 	openapi := fs.Bool("openapi", false, "print an OpenAPI 3.0 document (JSON) of the five listings, built from the schemas")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
-	if *openapi {
-		return printOpenAPI(e, fs, *long)
+	switch {
+	case *bundle && *openapi:
+		return usageError(e.stderr, fs, "--bundle and --openapi are two documents: give one")
+	case *bundle:
+		return printDocument(e, fs, "--bundle", *long, schemas.Bundle)
+	case *openapi:
+		return printDocument(e, fs, "--openapi", *long, schemas.OpenAPI)
 	}
 	switch fs.NArg() {
 	case 0:
 		return listSchemas(e, *long)
 	case 1:
-		arg := fs.Arg(0)
-		var data []byte
-		var err error
-		if strings.HasSuffix(arg, ".json") {
-			data, err = schemas.File(arg)
-		} else {
-			data, err = schemas.Definition(arg)
-		}
-		if err != nil {
-			// A name that is not a schema is a wrong command line, as
-			// harness validate --schema treats it.
-			return usageError(e.stderr, fs, "%v (run \"harness schemas\" for the list)", err)
-		}
-		e.stdout.Write(data)
-		return exitOK
+		return printSchema(e, fs, fs.Arg(0))
 	default:
 		return usageError(e.stderr, fs, "at most one schema name")
 	}
 }
 
-// printOpenAPI writes the OpenAPI document; it takes no other argument.
-func printOpenAPI(e *env, fs *flag.FlagSet, long bool) int {
-	if fs.NArg() > 0 || long {
-		return usageError(e.stderr, fs, "--openapi takes no other flag or argument")
+// printSchema writes one file as written (NAME.json), or one definition as
+// a standalone draft-07 schema with every definition it needs bundled. An
+// unknown name is a usage error.
+func printSchema(e *env, fs *flag.FlagSet, arg string) int {
+	var data []byte
+	var err error
+	if strings.HasSuffix(arg, ".json") {
+		data, err = schemas.File(arg)
+	} else {
+		data, err = schemas.Standalone(arg)
 	}
-	data, err := schemas.OpenAPI()
+	if err != nil {
+		return usageError(e.stderr, fs, "%v (run \"harness schemas\" for the list)", err)
+	}
+	e.stdout.Write(data)
+	return exitOK
+}
+
+// printDocument writes a document built from every schema; its flag takes
+// no other flag or argument.
+func printDocument(e *env, fs *flag.FlagSet, flagName string, long bool, build func() ([]byte, error)) int {
+	if fs.NArg() > 0 || long {
+		return usageError(e.stderr, fs, "%s takes no other flag or argument", flagName)
+	}
+	data, err := build()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "harness schemas: %v\n", err)
 		return exitFailure
