@@ -3,10 +3,8 @@ package mockserver
 import (
 	"fmt"
 	"log/slog"
-	"math/rand"
 	"net/http"
 	"runtime/debug"
-	"sync"
 	"time"
 )
 
@@ -40,6 +38,10 @@ func (r *statusRecorder) WriteHeader(code int) {
 	r.status = code
 	r.ResponseWriter.WriteHeader(code)
 }
+
+// Unwrap gives http.ResponseController the writer underneath, for the
+// faults that flush or take over the connection.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 func (r *statusRecorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
@@ -86,37 +88,6 @@ func cors(next http.Handler) http.Handler {
 			h.Set("Access-Control-Max-Age", "86400")
 			w.WriteHeader(http.StatusNoContent)
 			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// faults adds the configured latency and answers the configured fraction of
-// requests with a 500, chosen by a seeded random stream.
-func (s *Server) faults(next http.Handler) http.Handler {
-	if s.cfg.Latency <= 0 && s.cfg.FailRate <= 0 {
-		return next
-	}
-	var mu sync.Mutex
-	rng := rand.New(rand.NewSource(s.cfg.FaultSeed))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.cfg.Latency > 0 {
-			t := time.NewTimer(s.cfg.Latency)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			}
-		}
-		if s.cfg.FailRate > 0 {
-			mu.Lock()
-			fail := rng.Float64() < s.cfg.FailRate
-			mu.Unlock()
-			if fail {
-				writeError(w, internalError("injected fault (--fail-rate)"))
-				return
-			}
 		}
 		next.ServeHTTP(w, r)
 	})
