@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"runtime/debug"
 	"time"
+
+	"github.com/chaindata/harness/mockserver/faults"
 )
 
 // recoverPanics answers a panic with a 500 error body instead of a dropped
@@ -73,7 +75,9 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 
 var (
 	corsOrigin = []string{"*"}
-	corsExpose = []string{"X-Block-Height, X-Block-Timestamp"}
+	// Retry-After too, so that a browser client can honour an injected
+	// 429 or 503.
+	corsExpose = []string{"X-Block-Height, X-Block-Timestamp, Retry-After"}
 )
 
 // cors lets browser clients call the API from any origin.
@@ -84,7 +88,8 @@ func cors(next http.Handler) http.Handler {
 		h["Access-Control-Expose-Headers"] = corsExpose
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-			h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization")
+			// X-Harness-Fault: a browser client may ask for a fault too.
+			h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, "+faults.Header)
 			h.Set("Access-Control-Max-Age", "86400")
 			w.WriteHeader(http.StatusNoContent)
 			return
