@@ -158,10 +158,10 @@ func TestFaultsSeenByGoClient(t *testing.T) {
 func TestSlowBodyRate(t *testing.T) {
 	t.Parallel()
 	srv := faultServer(t, Options{})
-	client := &http.Client{Timeout: 30 * time.Second}
-	for _, rate := range []int{15_000, 40_000} {
+	for _, rate := range []int{13_000, 40_000} { // 12,000 bytes in 650-byte pieces: the last one shorter
 		t.Run(strconv.Itoa(rate), func(t *testing.T) {
 			t.Parallel()
+			client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 			r := goGet(t, client, srv.URL+"/x", "slow-body="+strconv.Itoa(rate))
 			if r.err != nil || r.readErr != nil || !bytes.Equal(r.body, okBody) {
 				t.Fatalf("%v %v: %d bytes", r.err, r.readErr, len(r.body))
@@ -172,6 +172,11 @@ func TestSlowBodyRate(t *testing.T) {
 			t.Logf("slow-body=%d: %d bytes in %v: %.0f bytes/s", rate, len(r.body), took, got)
 			if math.Abs(got-float64(rate)) > 0.2*float64(rate) {
 				t.Errorf("%.0f bytes/s, want %d within 20 %%", got, rate)
+			}
+			// The answer is over once its last byte is out: the kept-alive
+			// connection serves the next request at once.
+			if next := goGet(t, client, srv.URL+"/x", ""); next.err != nil || next.readErr != nil || next.lastByte > 5*time.Second {
+				t.Errorf("the next request on the connection: %v %v, %v", next.err, next.readErr, next.lastByte)
 			}
 		})
 	}

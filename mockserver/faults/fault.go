@@ -195,20 +195,20 @@ func Parse(s string) (Fault, error) {
 		if err := f.set(name, value); err != nil {
 			return Fault{}, fmt.Errorf("%w: %q: %w", ErrSyntax, s, err)
 		}
-		if itemKinds[name] != None || name == "none" {
+		if itemKinds[name] != None {
 			kinds = append(kinds, name)
 		}
 	}
-	switch {
-	case len(kinds) > 1 && seen["none"]:
+	if seen["none"] && len(seen) > 1 {
 		return Fault{}, fmt.Errorf("%w: %q: none stands alone", ErrSyntax, s)
-	case len(kinds) > 1:
+	}
+	if len(kinds) > 1 {
 		return Fault{}, fmt.Errorf("%w: %q: at most one fault besides latency, got %s", ErrSyntax, s, strings.Join(kinds, " and "))
-	case seen["none"] && seen["latency"]:
-		return Fault{}, fmt.Errorf("%w: %q: none stands alone", ErrSyntax, s)
-	case f.HasRetryAfter && f.Kind != Status:
+	}
+	if f.HasRetryAfter && f.Kind != Status {
 		return Fault{}, fmt.Errorf("%w: %q: retry-after goes with status", ErrSyntax, s)
-	case f.Kind == Status && f.Status == 429 && !f.HasRetryAfter:
+	}
+	if f.Kind == Status && f.Status == 429 && !f.HasRetryAfter {
 		f.RetryAfter, f.HasRetryAfter = 1, true // a 429 always says when to come back
 	}
 	return f, nil

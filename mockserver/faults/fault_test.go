@@ -46,9 +46,10 @@ func TestParse(t *testing.T) {
 		{"latency=1s; slow-body=2048", Fault{Latency: Delay{Dist: Fixed, D: time.Second}, Kind: SlowBody, Rate: 2048}, "latency=1s; slow-body=2048"},
 		{"reset; latency=10ms", Fault{Latency: Delay{Dist: Fixed, D: 10 * ms}, Kind: Reset}, "latency=10ms; reset"},
 		{"status=500; latency=uniform:0s-5ms", Fault{Latency: Delay{Dist: Uniform, Hi: 5 * ms}, Kind: Status, Status: 500}, "latency=uniform:0s-5ms; status=500"},
+		{"reset" + strings.Repeat(" ", 1024-len("reset")), Fault{Kind: Reset}, "reset"}, // the longest text read
 	}
 	for _, tc := range tests {
-		t.Run(tc.in, func(t *testing.T) {
+		t.Run(strings.TrimSpace(tc.in), func(t *testing.T) {
 			got, err := Parse(tc.in)
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
@@ -130,9 +131,10 @@ func TestParseRefuses(t *testing.T) {
 		{"latency=lognormal:median=x,p99=1s", "want a duration"},
 		{"latency=lognormal:median=1ms,median=2ms,p99=1s", "median given twice"},
 		{strings.Repeat("reset", 300), "more than 1024"},
+		{"reset" + strings.Repeat(" ", 1025-len("reset")), "1025 characters, more than 1024"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.in, func(t *testing.T) {
+		t.Run(clipName(tc.in), func(t *testing.T) {
 			f, err := Parse(tc.in)
 			if err == nil {
 				t.Fatalf("Parse = %+v, want an error saying %q", f, tc.want)
@@ -253,4 +255,11 @@ func TestDelaySample(t *testing.T) {
 			t.Errorf("the longest of 10,000 draws around 50 minutes is %v, want capped at %v", top, MaxLatency)
 		}
 	})
+}
+
+func clipName(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
 }

@@ -49,7 +49,7 @@ type ruleState struct {
 
 	mu      sync.Mutex
 	rng     *rand.Rand
-	matched []int // matching requests seen, per rule
+	matched []int // matching requests since the rule last fired, per every-n rule
 	fired   []int // requests failed, per rule
 }
 
@@ -127,11 +127,15 @@ func (st *ruleState) decide(path, listing string) (d decided, any bool) {
 		if (r.Listing != "" && r.Listing != listing) || (r.Path != "" && r.Path != path) || (r.Times > 0 && st.fired[i] >= r.Times) {
 			continue
 		}
-		st.matched[i]++
-		switch {
-		case r.Every > 0 && st.matched[i]%r.Every != 0:
-			continue
-		case r.Probability > 0 && st.rng.Float64() >= r.Probability:
+		if r.Every != 0 {
+			// Counts the matching requests since the rule last fired.
+			st.matched[i]++
+			if st.matched[i] != r.Every {
+				continue
+			}
+			st.matched[i] = 0
+		}
+		if r.Probability != 0 && st.rng.Float64() >= r.Probability {
 			continue
 		}
 		st.fired[i]++
@@ -268,9 +272,9 @@ const dribbleStep = 50 * time.Millisecond
 // len(body)/rate after the headers.
 func dribble(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, body []byte, rate int) {
 	rc.Flush()
-	chunk := max(1, int(int64(rate)*int64(dribbleStep)/int64(time.Second)))
+	chunk := dribbleChunk(rate)
 	start := time.Now()
-	for sent := 0; sent < len(body); {
+	for sent := 0; sent != len(body); {
 		n := min(chunk, len(body)-sent)
 		due := start.Add(time.Duration(float64(sent+n) / float64(rate) * float64(time.Second)))
 		t := time.NewTimer(time.Until(due))
@@ -286,6 +290,12 @@ func dribble(w http.ResponseWriter, rc *http.ResponseController, r *http.Request
 		rc.Flush()
 		sent += n
 	}
+}
+
+// dribbleChunk is the bytes a slow body sends each dribbleStep at rate
+// bytes a second: at least one.
+func dribbleChunk(rate int) int {
+	return max(1, int(int64(rate)*int64(dribbleStep)/int64(time.Second)))
 }
 
 // reset closes the connection without an answer, with a TCP reset where the

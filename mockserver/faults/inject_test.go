@@ -413,3 +413,40 @@ func TestLatencyDraws(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorBodiesNameTheRule checks an injected status says which rule
+// asked for it: its name, or its place in the list.
+func TestErrorBodiesNameTheRule(t *testing.T) {
+	t.Parallel()
+	inj := New(Options{ListingOf: listingOf, Rules: mustRules(t,
+		Rule{Every: 2, Fault: "status=500"},
+		Rule{Name: "mine", Listing: "games", Fault: "status=503"},
+		Rule{Fault: "latency=0s; status=502"},
+	)})
+	for _, want := range []struct {
+		path, inner string
+	}{
+		{"/x", "latency=0s; status=502 (rule 3)"},
+		{"/api/v2/games", "latency=0s; status=500 (rule 1)"}, // rule 3 fires too, adding its latency
+		{"/api/v2/games", "latency=0s; status=503 (mine)"},
+	} {
+		rec := serveRecorded(inj, want.path, "")
+		var e struct {
+			Details []struct {
+				Inner string `json:"inner"`
+			} `json:"details"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || len(e.Details) != 1 || e.Details[0].Inner != want.inner {
+			t.Errorf("%s: %s, want inner %q", want.path, rec.Body, want.inner)
+		}
+	}
+}
+
+func TestDribbleChunk(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ rate, want int }{{1, 1}, {19, 1}, {20, 1}, {40, 2}, {20_000, 1000}, {1 << 30, 1 << 30 / 20}} {
+		if got := dribbleChunk(tc.rate); got != tc.want {
+			t.Errorf("dribbleChunk(%d) = %d, want %d (a piece every 50 ms)", tc.rate, got, tc.want)
+		}
+	}
+}

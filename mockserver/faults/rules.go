@@ -70,24 +70,31 @@ func NewRuleSet(rules ...Rule) (*RuleSet, error) {
 
 // check checks a rule and returns its fault.
 func (r *Rule) check() (Fault, error) {
-	switch {
-	case r.Listing != "" && r.Path != "":
+	if r.Listing != "" && r.Path != "" {
 		return Fault{}, errors.New("give a listing or a path, not both")
-	case r.Listing != "" && !slices.Contains(generators.Listings, r.Listing):
+	}
+	if r.Listing != "" && !slices.Contains(generators.Listings, r.Listing) {
 		return Fault{}, fmt.Errorf("listing %q: want one of %s", r.Listing, strings.Join(generators.Listings, ", "))
-	case r.Path != "" && (!strings.HasPrefix(r.Path, "/") || path.Clean(r.Path) != r.Path):
+	}
+	if r.Path != "" && (!strings.HasPrefix(r.Path, "/") || path.Clean(r.Path) != r.Path) {
 		return Fault{}, fmt.Errorf("path %q: want a clean absolute path such as /api/v2/games", r.Path)
-	case r.Path == "/harness" || strings.HasPrefix(r.Path, "/harness/"):
+	}
+	if r.Path == "/harness" || strings.HasPrefix(r.Path, "/harness/") {
 		return Fault{}, fmt.Errorf("path %q: faults never hit the control API", r.Path)
-	case r.Probability != 0 && r.Every != 0:
+	}
+	if r.Probability != 0 && r.Every != 0 {
 		return Fault{}, errors.New("give a probability or every, not both")
-	case math.IsNaN(r.Probability) || r.Probability < 0 || r.Probability > 1:
+	}
+	if math.IsNaN(r.Probability) || r.Probability < 0 || r.Probability > 1 {
 		return Fault{}, fmt.Errorf("probability %v: want more than 0, at most 1", r.Probability)
-	case r.Every < 0:
+	}
+	if r.Every < 0 {
 		return Fault{}, fmt.Errorf("every %d: want at least 1", r.Every)
-	case r.Times < 0:
+	}
+	if r.Times < 0 {
 		return Fault{}, fmt.Errorf("times %d: want at least 1", r.Times)
-	case strings.TrimSpace(r.Fault) == "":
+	}
+	if strings.TrimSpace(r.Fault) == "" {
 		return Fault{}, errors.New("no fault: give fault, such as status=503")
 	}
 	f, err := Parse(r.Fault)

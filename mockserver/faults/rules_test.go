@@ -32,6 +32,7 @@ rules:
 		}},
 		{"JSON", `{"rules": [{"listing": "snapshots", "every": 2, "fault": "reset"}, {"probability": 1, "fault": "garbage"}]}`,
 			[]Rule{{Listing: "snapshots", Every: 2, Fault: "reset"}, {Probability: 1, Fault: "garbage"}}},
+		{"counts of 1", "rules:\n  - every: 1\n    times: 1\n    fault: reset\n", []Rule{{Every: 1, Times: 1, Fault: "reset"}}},
 		{"JSON with spaces around", "\n  {\"rules\": []}\n", []Rule{}},
 		{"no rules in YAML", "rules: []", []Rule{}},
 	}
@@ -75,7 +76,7 @@ func TestParseRulesRefuses(t *testing.T) {
 		{"probability above 1", "rules:\n  - probability: 1.5\n    fault: reset\n", "probability 1.5"},
 		{"probability negative", `{"rules": [{"probability": -0.5, "fault": "reset"}]}`, "probability -0.5"},
 		{"every 0", "rules:\n  - name: n\n    every: 0\n    fault: reset\n", "n: every 0: want at least 1"},
-		{"times 0", "rules:\n  - times: 0\n    fault: reset\n", "times 0: want at least 1"},
+		{"times 0", "rules:\n  - times: 0\n    fault: reset\n", "fault rules: rule 1: times 0: want at least 1"},
 		{"every and probability", "rules:\n  - every: 2\n    probability: 0.5\n    fault: reset\n", "a probability or every, not both"},
 		{"listing and path", "rules:\n  - listing: games\n    path: /api/v2/games\n    fault: reset\n", "a listing or a path, not both"},
 		{"an unknown listing", "rules:\n  - listing: blocks\n    fault: reset\n", `listing "blocks": want one of games, snapshots, keyrotations, networkparameters, transactions`},
