@@ -37,11 +37,14 @@ bench:
 bench-generate:
 	$(GO) test -run '^$$' -bench 'GenerateMillion' -benchtime 1x ./generators
 
-## fuzz: each mock server fuzz target for FUZZTIME (default 30s)
+## fuzz: each mock server fuzz target (and the fault grammar's) for FUZZTIME
+## (default 30s)
 FUZZTIME ?= 30s
 fuzz:
-	for f in $$($(GO) test -list 'Fuzz.*' ./mockserver | grep ^Fuzz); do \
-		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./mockserver || exit 1; \
+	for p in ./mockserver ./mockserver/faults; do \
+		for f in $$($(GO) test -list 'Fuzz.*' $$p | grep ^Fuzz); do \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$p || exit 1; \
+		done; \
 	done
 
 ## load: serve a world (LOAD_SCALE) and drive five listings with vegeta for
