@@ -80,7 +80,8 @@ bench-generate: build
 ## handler over loopback
 bench-mock:
 	@$(MACHINE)
-	$(GO) test -run '^$$' -bench 'PageAtDepth|VsBare' -benchmem ./mockserver
+	$(GO) test -run '^$$' -bench 'PageAtDepth|VsBare|AppendBlock' -benchmem ./mockserver
+	$(GO) test -run '^$$' -bench 'LatencyDistribution' ./mockserver/faults
 	@$(MACHINE)
 
 ## bench-proxy: what harness proxy adds to a 1000-row page (median, one
@@ -108,11 +109,14 @@ bench-cli: build
 	echo "harness record: $$($(since)), $$(du -sh $$work/rec | cut -f1) on disk"
 	@$(MACHINE)
 
-## fuzz: each mock server fuzz target for FUZZTIME (default 30s)
+## fuzz: each mock server fuzz target (and the fault grammar's) for FUZZTIME
+## (default 30s)
 FUZZTIME ?= 30s
 fuzz:
-	for f in $$($(GO) test -list 'Fuzz.*' ./mockserver | grep ^Fuzz); do \
-		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./mockserver || exit 1; \
+	for p in ./mockserver ./mockserver/faults; do \
+		for f in $$($(GO) test -list 'Fuzz.*' $$p | grep ^Fuzz); do \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$p || exit 1; \
+		done; \
 	done
 
 ## load: serve a world (LOAD_SCALE) and drive five listings with vegeta for

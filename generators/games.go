@@ -17,6 +17,10 @@ type gameDefinition struct {
 	start, end uint64
 	// totals holds each participant's rewards so far in this game.
 	totals map[string]*big.Int
+	// base, when set, holds the totals this game started from; totals
+	// then holds only the parties whose totals moved since (copy on
+	// write), so a live chain can grow from a world without changing it.
+	base map[string]*big.Int
 }
 
 // dispatchMetrics are the DispatchMetric values, taken from the schema so
@@ -57,6 +61,7 @@ func (w *World) makeGames(s Sizes) {
 		defs = append(defs, d)
 	}
 	sort.Slice(defs, func(i, j int) bool { return defs[i].id < defs[j].id })
+	w.gameDefs = defs
 	for e := w.FirstEpoch; e <= w.LatestEpoch; e++ {
 		for _, d := range defs {
 			if e < d.start || e > d.end {
@@ -142,6 +147,9 @@ func (d *gameDefinition) entry(g *rng, party string) (IndividualEntry, int64) {
 	total, ok := d.totals[party]
 	if !ok {
 		total = new(big.Int)
+		if b, ok := d.base[party]; ok {
+			total.Set(b)
+		}
 		d.totals[party] = total
 	}
 	total.Add(total, new(big.Int).SetUint64(reward))

@@ -86,6 +86,9 @@ type World struct {
 	Transactions []Transaction
 
 	plan *txPlan // how to make the transactions again
+	// gameDefs are the recurring games, with each player's totals after
+	// the latest epoch; a live chain carries on the ones still running.
+	gameDefs []*gameDefinition
 }
 
 // Team is a team of parties.

@@ -191,8 +191,12 @@ func TestFixturesAreByteIdenticalAcrossRuns(t *testing.T) {
 	}
 }
 
-func TestKeyRotationsChainPerNode(t *testing.T) {
-	w := mustDefaultWorld(t)
+func TestKeyRotationsChainPerNode(t *testing.T) { checkRotationChains(t, mustDefaultWorld(t)) }
+
+// checkRotationChains checks each node's rotations chain: a rotation's old
+// address is the previous one's new address, and the node ends on its last.
+func checkRotationChains(t *testing.T, w *World) {
+	t.Helper()
 	last := map[string]EthereumKeyRotation{}
 	for i, r := range w.KeyRotations {
 		if r.OldAddress == r.NewAddress {
@@ -289,7 +293,13 @@ func TestGamesUseTheWorldsTeamsAndParties(t *testing.T) {
 }
 
 func TestGameRanksAndRewardTotalsAreConsistent(t *testing.T) {
-	w := mustDefaultWorld(t)
+	checkRewardTotals(t, mustDefaultWorld(t))
+}
+
+// checkRewardTotals checks ranks and that each party's running total in a
+// game is its previous total plus this epoch's reward.
+func checkRewardTotals(t *testing.T, w *World) {
+	t.Helper()
 	total := map[string]*big.Int{} // game ID + party -> total so far
 	atoi := func(s string) *big.Int {
 		x, ok := new(big.Int).SetString(s, 10)
@@ -343,8 +353,12 @@ func TestGameRanksAndRewardTotalsAreConsistent(t *testing.T) {
 	}
 }
 
-func TestKeysAreUniqueAndListingsOrdered(t *testing.T) {
-	w := mustDefaultWorld(t)
+func TestKeysAreUniqueAndListingsOrdered(t *testing.T) { checkKeysAndOrder(t, mustDefaultWorld(t)) }
+
+// checkKeysAndOrder checks every listing's keys are unique and in order, and
+// transactions are numbered from 0 in each block up to the latest block.
+func checkKeysAndOrder(t *testing.T, w *World) {
+	t.Helper()
 	seen := map[string]bool{}
 	unique := func(kind, key string) {
 		if seen[kind+key] {

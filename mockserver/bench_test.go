@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -178,4 +179,56 @@ func BenchmarkNewStore(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkAppendBlock grows a store of the default world (scale 1) block by
+// block and reports the time per block, making it included, and the memory
+// the store keeps per block after a collection (heap-bytes/block), beside the
+// JSON bytes of the rows added (row-bytes/block): growth costs what the rows
+// cost, whatever the size of the store.
+func BenchmarkAppendBlock(b *testing.B) {
+	w, err := generators.Generate(generators.Options{Seed: 1, Scale: 1, Lazy: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	store, err := NewStore(w)
+	if err != nil {
+		b.Fatal(err)
+	}
+	chain, err := NewChain(store, w, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rowBytes := func() int {
+		n := 0
+		for _, g := range store.games {
+			n += len(g.edge)
+		}
+		for _, s := range store.snapshots {
+			n += len(s.edge)
+		}
+		for _, r := range store.rotations {
+			n += len(r.edge)
+		}
+		for _, t := range store.txs {
+			n += len(t.json)
+		}
+		return n
+	}
+	rows0 := rowBytes()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	for b.Loop() {
+		if err := chain.Advance(1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heap-bytes/block")
+	b.ReportMetric(float64(rowBytes()-rows0)/float64(b.N), "row-bytes/block")
+	runtime.KeepAlive(w)
 }

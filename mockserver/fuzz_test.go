@@ -1,9 +1,12 @@
 package mockserver
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/mockserver/faults"
 )
 
 // The fuzz targets send any query string to one listing, on a lenient and a
@@ -252,4 +258,81 @@ func checkTxInvariants(t *testing.T, r *response) {
 		}
 		prev = cur
 	}
+}
+
+// FuzzFaultHeader sends any X-Harness-Fault header to the mock over a real
+// connection: a header that does not parse is a 400 with the error body
+// naming the header; one that parses does what its fault says, as a client
+// sees it (a fault slower than 50 ms is only parsed, to keep the target
+// fast). Either way nothing panics and the next request is served.
+func FuzzFaultHeader(f *testing.F) {
+	for _, s := range []string{
+		"none", "reset", "empty", "garbage", "truncate=0.5", "truncate=0", "status=503; retry-after=2", "status=429",
+		"status=500", "status=502", "status=504", "latency=1ms", "latency=uniform:0s-2ms; status=503", "slow-body=1000000",
+		"statu=503", "reset; reset", "status=503; reset", "latency=lognormal:median=1ms,p99=2ms", "", " ; ",
+	} {
+		f.Add(s)
+	}
+	fs, err := fuzzSetup()
+	if err != nil {
+		f.Fatal(err)
+	}
+	srv := httptest.NewServer(fs.handlers[0])
+	f.Cleanup(srv.Close)
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	const path = "/api/v2/network/parameters"
+	f.Fuzz(func(t *testing.T, header string) {
+		if !httpguts.ValidHeaderFieldValue(header) {
+			return // no client can send it
+		}
+		fault, perr := faults.Parse(header)
+		if perr == nil && (fault.Latency.Max() > 50*time.Millisecond || (fault.Kind == faults.SlowBody && fault.Rate < 100_000)) {
+			return
+		}
+		req, err := http.NewRequest(http.MethodGet, srv.URL+path+"?pagination.first=2", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set(faults.Header, header)
+		res, err := client.Do(req)
+		if fault.Kind == faults.Reset && perr == nil {
+			if err == nil {
+				res.Body.Close()
+				t.Fatalf("%q: status %d, want the connection reset", header, res.StatusCode)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", header, err)
+		}
+		body, readErr := io.ReadAll(res.Body)
+		res.Body.Close()
+		r := &response{req: fmt.Sprintf("curl -H '%s: %s' '%s'", faults.Header, header, req.URL), status: res.StatusCode, header: res.Header, body: body}
+		switch {
+		case perr != nil:
+			if r.status != http.StatusBadRequest || !bytes.Contains(body, []byte(`"invalid X-Harness-Fault header"`)) {
+				t.Fatalf("%s: status %d, want a 400 naming the header (%v): %s", r, r.status, perr, body)
+			}
+		case fault.Kind == faults.Empty || fault.Kind == faults.Truncate:
+			if readErr == nil {
+				t.Fatalf("%s: read the whole body (%d bytes), want it cut short", r, len(body))
+			}
+		case fault.Kind == faults.Garbage:
+			if r.status != 200 || string(body) != faults.GarbageBody {
+				t.Fatalf("%s: status %d, body %q; want the garbage", r, r.status, body)
+			}
+		case fault.Kind == faults.Status:
+			if r.status != fault.Status || validateCached("Error", body) != nil || (res.Header.Get("Retry-After") != "") != fault.HasRetryAfter {
+				t.Fatalf("%s: status %d, Retry-After %q; want %s", r, r.status, res.Header.Get("Retry-After"), fault)
+			}
+		default:
+			if readErr != nil || r.status != 200 {
+				t.Fatalf("%s: status %d, %v", r, r.status, readErr)
+			}
+			checkResponse(t, http.MethodGet, path, r)
+		}
+		if next := serveOnce(t, fs.handlers[0], path, "pagination.first=1"); next.status != 200 {
+			t.Fatalf("after %q, the next request answered %d", header, next.status)
+		}
+	})
 }

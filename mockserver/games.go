@@ -26,7 +26,7 @@ const (
 
 // epochWindow resolves the epochs a games request covers, by the four
 // defaulting rules of spec section 8 and the cap on its span.
-func (s *Server) epochWindow(q query) (from, to uint64, e *apiError) {
+func (s *Server) epochWindow(st *Store, q query) (from, to uint64, e *apiError) {
 	from, hasFrom, e := q.uint64("epochFrom", "epoch_from")
 	if e != nil {
 		return 0, 0, e
@@ -44,10 +44,10 @@ func (s *Server) epochWindow(q query) (from, to uint64, e *apiError) {
 	}
 	switch {
 	case !hasFrom && !hasTo: // rules 1 and 2
-		to = s.store.latestEpoch
-		from = max(minus(to, span), s.store.firstEpoch)
+		to = st.latestEpoch
+		from = max(minus(to, span), st.firstEpoch)
 	case !hasFrom: // rule 2
-		from = max(minus(to, span), min(s.store.firstEpoch, to))
+		from = max(minus(to, span), min(st.firstEpoch, to))
 	case !hasTo: // rule 3, saturating: a window near the top of uint64 must not wrap to low epochs
 		to = from + min(span, math.MaxUint64-from)
 	}
@@ -64,26 +64,27 @@ func (s *Server) epochWindow(q query) (from, to uint64, e *apiError) {
 }
 
 func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
+	s.answer(w, true, func(st *Store, b []byte) ([]byte, *apiError) { return s.gamesPage(st, r, b) })
+}
+
+// gamesPage appends the games page a request asks for.
+func (s *Server) gamesPage(st *Store, r *http.Request, b []byte) ([]byte, *apiError) {
 	q, p, err := s.pagedQuery(r)
 	if err != nil {
-		writeError(w, err)
-		return
+		return b, err
 	}
-	from, to, err := s.epochWindow(q)
+	from, to, err := s.epochWindow(st, q)
 	if err != nil {
-		writeError(w, err)
-		return
+		return b, err
 	}
 	scope := scopeUnspecified
 	if name, ok := q.get("entityScope", "entity_scope"); ok {
 		n, known := entityScopes[name]
 		if !known {
-			writeError(w, parseError("entityScope", name, errUnknownEnum))
-			return
+			return b, parseError("entityScope", name, errUnknownEnum)
 		}
 		scope = n
 	}
-	st := s.store
 	games := st.games
 	lo := sort.Search(len(games), func(i int) bool { return games[i].key.Epoch >= from })
 	hi := sort.Search(len(games), func(i int) bool { return games[i].key.Epoch > to })
@@ -161,12 +162,9 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 		}, nil
 	})
 	if err != nil {
-		writeError(w, err)
-		return
+		return b, err
 	}
-	s.writeJSON(w, func(b []byte) []byte {
-		return writePage(b, "games", v, func(i int) *row { return &games[i].row }, start, end)
-	})
+	return writePage(b, "games", v, func(i int) *row { return &games[i].row }, start, end), nil
 }
 
 func contains(list []string, s string) bool {

@@ -153,7 +153,13 @@ func serve(t testing.TB, cfg Config, w *generators.World) *testServer {
 	if err != nil {
 		t.Fatalf("NewStore: %v", err)
 	}
-	hs := httptest.NewServer(New(cfg, store))
+	return serveHandler(t, New(cfg, store), w)
+}
+
+// serveHandler starts h, a server of w, for the duration of the test.
+func serveHandler(t testing.TB, h http.Handler, w *generators.World) *testServer {
+	t.Helper()
+	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
 	return &testServer{
 		url: hs.URL,

@@ -8,87 +8,78 @@ import (
 )
 
 func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
-	_, p, err := s.pagedQuery(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	st := s.store
-	v := rangeView(len(st.snapshots), p.newestFirst)
-	start, end, err := s.page(p, v, func(c string) (cmpFunc, error) {
-		k, perr := generators.ParseSnapshotCursor(c)
-		if perr != nil {
-			return nil, perr
+	s.answer(w, true, func(st *Store, b []byte) ([]byte, *apiError) {
+		_, p, err := s.pagedQuery(r)
+		if err != nil {
+			return b, err
 		}
-		return func(i int) int { return cmpUint(st.snapshotKeys[i].BlockHeight, k.BlockHeight) }, nil
-	})
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.writeJSON(w, func(b []byte) []byte {
-		return writePage(b, "coreSnapshots", v, func(i int) *row { return &st.snapshots[i] }, start, end)
+		v := rangeView(len(st.snapshots), p.newestFirst)
+		start, end, err := s.page(p, v, func(c string) (cmpFunc, error) {
+			k, perr := generators.ParseSnapshotCursor(c)
+			if perr != nil {
+				return nil, perr
+			}
+			return func(i int) int { return cmpUint(st.snapshotKeys[i].BlockHeight, k.BlockHeight) }, nil
+		})
+		if err != nil {
+			return b, err
+		}
+		return writePage(b, "coreSnapshots", v, func(i int) *row { return &st.snapshots[i] }, start, end), nil
 	})
 }
 
 func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
-	q, p, err := s.pagedQuery(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	st := s.store
-	v := rangeView(len(st.rotations), p.newestFirst)
-	if node, ok := q.get("nodeId", "node_id"); ok && node != "" {
-		v = listView(st.rotByNode[node], p.newestFirst)
-		if v.list == nil {
-			v.list = []int32{}
+	s.answer(w, true, func(st *Store, b []byte) ([]byte, *apiError) {
+		q, p, err := s.pagedQuery(r)
+		if err != nil {
+			return b, err
 		}
-	}
-	start, end, err := s.page(p, v, func(c string) (cmpFunc, error) {
-		k, perr := generators.ParseRotationCursor(c)
-		if perr != nil {
-			return nil, perr
-		}
-		return func(i int) int {
-			rk := st.rotations[i].key
-			if d := cmpUint(rk.BlockHeight, k.BlockHeight); d != 0 {
-				return d
+		v := rangeView(len(st.rotations), p.newestFirst)
+		if node, ok := q.get("nodeId", "node_id"); ok && node != "" {
+			v = listView(st.rotByNode[node], p.newestFirst)
+			if v.list == nil {
+				v.list = []int32{}
 			}
-			return strings.Compare(k.NodeID, rk.NodeID) // node IDs descend in base order
-		}, nil
-	})
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.writeJSON(w, func(b []byte) []byte {
-		return writePage(b, "keyRotations", v, func(i int) *row { return &st.rotations[i].row }, start, end)
+		}
+		start, end, err := s.page(p, v, func(c string) (cmpFunc, error) {
+			k, perr := generators.ParseRotationCursor(c)
+			if perr != nil {
+				return nil, perr
+			}
+			return func(i int) int {
+				rk := st.rotations[i].key
+				if d := cmpUint(rk.BlockHeight, k.BlockHeight); d != 0 {
+					return d
+				}
+				return strings.Compare(k.NodeID, rk.NodeID) // node IDs descend in base order
+			}, nil
+		})
+		if err != nil {
+			return b, err
+		}
+		return writePage(b, "keyRotations", v, func(i int) *row { return &st.rotations[i].row }, start, end), nil
 	})
 }
 
 func (s *Server) listNetworkParameters(w http.ResponseWriter, r *http.Request) {
-	_, p, err := s.pagedQuery(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	st := s.store
-	// Parameters have no age: always in key order, newestFirst ignored.
-	v := rangeView(len(st.params), false)
-	start, end, err := s.page(p, v, func(c string) (cmpFunc, error) {
-		k, perr := generators.ParseParameterCursor(c)
-		if perr != nil {
-			return nil, perr
+	s.answer(w, true, func(st *Store, b []byte) ([]byte, *apiError) {
+		_, p, err := s.pagedQuery(r)
+		if err != nil {
+			return b, err
 		}
-		return func(i int) int { return strings.Compare(st.params[i].key, k.Key) }, nil
-	})
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.writeJSON(w, func(b []byte) []byte {
-		return writePage(b, "networkParameters", v, func(i int) *row { return &st.params[i].row }, start, end)
+		// Parameters have no age: always in key order, newestFirst ignored.
+		v := rangeView(len(st.params), false)
+		start, end, err := s.page(p, v, func(c string) (cmpFunc, error) {
+			k, perr := generators.ParseParameterCursor(c)
+			if perr != nil {
+				return nil, perr
+			}
+			return func(i int) int { return strings.Compare(st.params[i].key, k.Key) }, nil
+		})
+		if err != nil {
+			return b, err
+		}
+		return writePage(b, "networkParameters", v, func(i int) *row { return &st.params[i].row }, start, end), nil
 	})
 }
 

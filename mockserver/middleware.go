@@ -3,11 +3,11 @@ package mockserver
 import (
 	"fmt"
 	"log/slog"
-	"math/rand"
 	"net/http"
 	"runtime/debug"
-	"sync"
 	"time"
+
+	"github.com/chaindata/harness/mockserver/faults"
 )
 
 // recoverPanics answers a panic with a 500 error body instead of a dropped
@@ -41,6 +41,10 @@ func (r *statusRecorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap gives http.ResponseController the writer underneath, for the
+// faults that flush or take over the connection.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
 func (r *statusRecorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
@@ -71,7 +75,9 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 
 var (
 	corsOrigin = []string{"*"}
-	corsExpose = []string{"X-Block-Height, X-Block-Timestamp"}
+	// Retry-After too, so that a browser client can honour an injected
+	// 429 or 503.
+	corsExpose = []string{"X-Block-Height, X-Block-Timestamp, Retry-After"}
 )
 
 // cors lets browser clients call the API from any origin.
@@ -82,41 +88,11 @@ func cors(next http.Handler) http.Handler {
 		h["Access-Control-Expose-Headers"] = corsExpose
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-			h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization")
+			// X-Harness-Fault: a browser client may ask for a fault too.
+			h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, "+faults.Header)
 			h.Set("Access-Control-Max-Age", "86400")
 			w.WriteHeader(http.StatusNoContent)
 			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// faults adds the configured latency and answers the configured fraction of
-// requests with a 500, chosen by a seeded random stream.
-func (s *Server) faults(next http.Handler) http.Handler {
-	if s.cfg.Latency <= 0 && s.cfg.FailRate <= 0 {
-		return next
-	}
-	var mu sync.Mutex
-	rng := rand.New(rand.NewSource(s.cfg.FaultSeed))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.cfg.Latency > 0 {
-			t := time.NewTimer(s.cfg.Latency)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			}
-		}
-		if s.cfg.FailRate > 0 {
-			mu.Lock()
-			fail := rng.Float64() < s.cfg.FailRate
-			mu.Unlock()
-			if fail {
-				writeError(w, internalError("injected fault (--fail-rate)"))
-				return
-			}
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -31,6 +31,9 @@ func TestCORS(t *testing.T) {
 			if m := r.header.Get("Access-Control-Allow-Methods"); !strings.Contains(m, "GET") {
 				t.Errorf("%s: Access-Control-Allow-Methods %q does not allow GET", r, m)
 			}
+			if h := r.header.Get("Access-Control-Allow-Headers"); !strings.Contains(h, "X-Harness-Fault") {
+				t.Errorf("%s: Access-Control-Allow-Headers %q does not allow X-Harness-Fault", r, h)
+			}
 		})
 	}
 	for _, tc := range []struct {
@@ -46,8 +49,8 @@ func TestCORS(t *testing.T) {
 				t.Fatalf("%s: status %d, want %d", r, r.status, tc.status)
 			}
 			expose := r.header.Get("Access-Control-Expose-Headers")
-			if !strings.Contains(expose, "X-Block-Height") || !strings.Contains(expose, "X-Block-Timestamp") {
-				t.Errorf("%s: Access-Control-Expose-Headers %q, want the block headers exposed", r, expose)
+			if !strings.Contains(expose, "X-Block-Height") || !strings.Contains(expose, "X-Block-Timestamp") || !strings.Contains(expose, "Retry-After") {
+				t.Errorf("%s: Access-Control-Expose-Headers %q, want the block headers and Retry-After exposed", r, expose)
 			}
 		})
 	}

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/mockserver/faults"
 )
 
 // Config holds the server's settings. The zero value of each field means its
@@ -35,12 +38,27 @@ type Config struct {
 	// TransactionsPrefix + "/transactions" (it is always at /transactions
 	// and /rest/transactions).
 	TransactionsPrefix string
-	// Latency is added to every request.
+	// Faults are the fault rules in force at start (nil: none); the control
+	// API replaces them at run time. See package faults.
+	Faults *faults.RuleSet
+	// Latency is added to every request: a shorthand for the rule
+	// {name: --latency, fault: latency=<Latency>}, tried after Faults.
 	Latency time.Duration
-	// FailRate is the fraction of requests answered with an injected 500.
+	// FailRate is the fraction of requests answered with an injected 500:
+	// a shorthand for the rule {name: --fail-rate, probability: <FailRate>,
+	// fault: status=500}, tried after Faults and Latency.
 	FailRate float64
-	// FaultSeed seeds the choice of requests that fail.
+	// FaultSeed seeds the choice of requests that fail and the latencies
+	// drawn: the same seed, rules and order of requests fail the same
+	// requests.
 	FaultSeed int64
+	// Chain, when set, makes the store grow as a live network does; the
+	// control API advances and resets it. It must grow the store given to
+	// New.
+	Chain *Chain
+	// Control serves the control API under /harness/ (control.go). A
+	// TransactionsPrefix under /harness is then hidden behind it.
+	Control bool
 	// Logger receives one line per request; nil logs nothing (and costs
 	// nothing).
 	Logger *slog.Logger
@@ -69,47 +87,54 @@ func (c Config) withDefaults() Config {
 type Server struct {
 	cfg     Config
 	store   *Store
+	chain   *Chain
+	faults  *faults.Injector
 	handler http.Handler
 	bufs    sync.Pool
 }
 
-// New returns a server of store configured by cfg.
+// New returns a server of store configured by cfg. It panics when cfg.Chain
+// grows another store.
 func New(cfg Config, store *Store) *Server {
-	s := &Server{cfg: cfg.withDefaults(), store: store}
+	if cfg.Chain != nil && cfg.Chain.Store() != store {
+		panic("mockserver.New: the chain grows another store")
+	}
+	s := &Server{cfg: cfg.withDefaults(), store: store, chain: cfg.Chain}
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
 	mux := http.NewServeMux()
-	listings := []struct {
+	type listing struct {
 		path    string
 		handler http.HandlerFunc
-		node    bool // a data-node listing, with block headers
-	}{
-		{"/api/v2/games", s.listGames, true},
-		{"/api/v2/snapshots", s.listSnapshots, true},
-		{"/api/v2/core/keys/ethereum/rotations", s.listKeyRotations, true},
-		{"/api/v2/network/parameters", s.listNetworkParameters, true},
-		{"/transactions", s.listTransactions, false},
-		{"/rest/transactions", s.listTransactions, false},
+		listing string
+	}
+	listings := []listing{
+		{"/api/v2/games", s.listGames, generators.ListingGames},
+		{"/api/v2/snapshots", s.listSnapshots, generators.ListingSnapshots},
+		{"/api/v2/core/keys/ethereum/rotations", s.listKeyRotations, generators.ListingKeyRotations},
+		{"/api/v2/network/parameters", s.listNetworkParameters, generators.ListingNetworkParameters},
+		{"/transactions", s.listTransactions, generators.ListingTransactions},
+		{"/rest/transactions", s.listTransactions, generators.ListingTransactions},
 	}
 	if p := transactionsPrefix(s.cfg.TransactionsPrefix); p != "" {
-		listings = append(listings, struct {
-			path    string
-			handler http.HandlerFunc
-			node    bool
-		}{p + "/transactions", s.listTransactions, false})
+		listings = append(listings, listing{p + "/transactions", s.listTransactions, generators.ListingTransactions})
 	}
+	listingOf := map[string]string{}
 	for _, l := range listings {
-		h := l.handler
-		if l.node {
-			h = s.withBlockHeaders(h)
-		}
 		pattern := literalPattern(l.path)
-		mux.Handle("GET "+pattern, h)
+		mux.Handle("GET "+pattern, l.handler)
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, _ *http.Request) { writeError(w, errMethodNotAllowed) })
+		listingOf[l.path] = l.listing
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) })
 
-	var h http.Handler = exactPaths(mux)
-	h = s.faults(h)
+	s.faults = faults.New(faults.Options{
+		Rules: s.startRules(), Seed: s.cfg.FaultSeed,
+		ListingOf: func(p string) string { return listingOf[p] },
+	})
+	var h http.Handler = s.faults.Wrap(exactPaths(mux))
+	if s.cfg.Control {
+		h = s.withControl(h)
+	}
 	h = cors(h)
 	if s.cfg.Logger != nil {
 		h = s.logRequests(h)
@@ -162,30 +187,57 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // Config returns the configuration in effect, defaults filled in.
 func (s *Server) Config() Config { return s.cfg }
 
-// withBlockHeaders adds the newest block's height and time, as the real data
-// node does.
-func (s *Server) withBlockHeaders(h http.HandlerFunc) http.HandlerFunc {
-	height := []string{strconv.FormatUint(s.store.latestBlock, 10)}
-	ts := []string{strconv.FormatInt(s.store.latestBlockTime.UnixNano(), 10)}
-	return func(w http.ResponseWriter, r *http.Request) {
-		hdr := w.Header()
-		hdr["X-Block-Height"] = height // keys already canonical
-		hdr["X-Block-Timestamp"] = ts
-		h(w, r)
+// startRules are the fault rules at start: cfg.Faults, then the shorthand
+// rules of Latency and FailRate.
+func (s *Server) startRules() *faults.RuleSet {
+	rules := s.cfg.Faults.Rules()
+	if s.cfg.Latency > 0 {
+		rules = append(rules, faults.Rule{Name: "--latency", Fault: "latency=" + min(s.cfg.Latency, faults.MaxLatency).String()})
 	}
+	if s.cfg.FailRate > 0 {
+		r := faults.Rule{Name: "--fail-rate", Fault: "status=500"}
+		if s.cfg.FailRate < 1 {
+			r.Probability = s.cfg.FailRate
+		}
+		rules = append(rules, r)
+	}
+	rs, err := faults.NewRuleSet(rules...)
+	if err != nil {
+		// cfg.Faults was checked when it was made, and the shorthands
+		// are made valid above.
+		panic("mockserver.New: fault rules: " + err.Error())
+	}
+	return rs
 }
 
 var contentTypeJSON = []string{"application/json"}
 
-// writeJSON writes a 200 body built by build into a pooled buffer.
-func (s *Server) writeJSON(w http.ResponseWriter, build func([]byte) []byte) {
+// answer serves one listing request. fn works out the answer under the
+// store's read lock, so that it sees every block whole or not at all, and
+// appends the 200 body to b or returns an error; the body is written after
+// the lock is released, so that a slow client never holds up the chain.
+// Data-node listings (blockHeaders) carry the newest block's height and
+// time, as the real data node's answers do.
+func (s *Server) answer(w http.ResponseWriter, blockHeaders bool, fn func(st *Store, b []byte) ([]byte, *apiError)) {
 	bp := s.bufs.Get().(*[]byte)
-	b := build((*bp)[:0])
+	st := s.store
+	st.mu.RLock()
+	b, err := fn(st, (*bp)[:0])
+	height, ts := st.heightHeader, st.timeHeader
+	st.mu.RUnlock()
 	h := w.Header()
-	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = []string{strconv.Itoa(len(b))}
-	w.WriteHeader(http.StatusOK)
-	w.Write(b)
+	if blockHeaders {
+		h["X-Block-Height"] = height // keys already canonical
+		h["X-Block-Timestamp"] = ts
+	}
+	if err != nil {
+		writeError(w, err)
+	} else {
+		h["Content-Type"] = contentTypeJSON
+		h["Content-Length"] = []string{strconv.Itoa(len(b))}
+		w.WriteHeader(http.StatusOK)
+		w.Write(b)
+	}
 	if cap(b) <= 4<<20 {
 		*bp = b
 		s.bufs.Put(bp)

@@ -4,16 +4,22 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chaindata/harness/generators"
 )
 
 // Store holds the records the server answers from, each listing sorted by
-// its key, oldest first, with indexes for every filter. It is read-only once
-// built and safe for concurrent use.
+// its key, oldest first, with indexes for every filter. It is safe for
+// concurrent use: readers hold the read lock while they work out and copy a
+// page, and the only writes (Append and Reset, growth.go) take the write lock,
+// so a reader sees every block whole or not at all.
 type Store struct {
+	mu sync.RWMutex
+
 	games     []gameRow
 	snapshots []row
 	rotations []rotationRow
@@ -32,6 +38,13 @@ type Store struct {
 	firstEpoch, latestEpoch uint64
 	latestBlock             uint64
 	latestBlockTime         time.Time
+	// The block headers of data-node answers, kept formatted.
+	heightHeader, timeHeader []string
+
+	seed  int64
+	scale float64
+	// base is the store as built, which Reset goes back to.
+	base storeMark
 }
 
 // row is one record's precomputed edge, {"node":...,"cursor":"..."}, and
@@ -74,6 +87,7 @@ func NewStore(w *generators.World) (*Store, error) {
 		rotByNode: map[string][]int32{}, txByType: map[string][]int32{}, txByParty: map[string][]int32{},
 		firstEpoch: w.FirstEpoch, latestEpoch: w.LatestEpoch,
 		latestBlock: w.LatestBlock, latestBlockTime: w.LatestBlockTime,
+		seed: w.Seed, scale: w.Scale,
 	}
 	if err := s.addGames(w.Games); err != nil {
 		return nil, err
@@ -84,7 +98,16 @@ func NewStore(w *generators.World) (*Store, error) {
 	if err := s.addTransactions(w); err != nil {
 		return nil, err
 	}
+	s.setBlockHeaders()
+	s.base = s.mark()
 	return s, nil
+}
+
+// setBlockHeaders formats the newest block's height and time for the
+// headers of data-node answers.
+func (s *Store) setBlockHeaders() {
+	s.heightHeader = []string{strconv.FormatUint(s.latestBlock, 10)}
+	s.timeHeader = []string{strconv.FormatInt(s.latestBlockTime.UnixNano(), 10)}
 }
 
 func edge(node []byte, cursor string) row {
@@ -106,37 +129,49 @@ func (s *Store) addGames(games []generators.Game) error {
 	// newest-first listing) is epoch descending, ID ascending.
 	sort.SliceStable(idx, func(a, b int) bool {
 		x, y := &games[idx[a]], &games[idx[b]]
-		if x.Epoch != y.Epoch {
-			return x.Epoch < y.Epoch
-		}
-		return x.ID > y.ID
+		return gameLess(generators.GameKey{Epoch: x.Epoch, ID: x.ID}, generators.GameKey{Epoch: y.Epoch, ID: y.ID})
 	})
-	s.games = make([]gameRow, len(games))
-	for n, i := range idx {
+	s.games = make([]gameRow, 0, len(games))
+	for _, i := range idx {
 		g := &games[i]
-		if n > 0 && s.games[n-1].key == (generators.GameKey{Epoch: g.Epoch, ID: g.ID}) {
+		if n := len(s.games); n > 0 && s.games[n-1].key == (generators.GameKey{Epoch: g.Epoch, ID: g.ID}) {
 			return fmt.Errorf("two games with epoch %d and ID %s", g.Epoch, g.ID)
 		}
-		s.games[n] = gameRow{
-			row:     edge(generators.RecordJSON(g), g.Cursor()),
-			key:     generators.GameKey{Epoch: g.Epoch, ID: g.ID},
-			teams:   g.Team != nil,
-			teamIDs: g.TeamIDs(),
-			parties: dedupe(g.PartyIDs()),
-		}
-		s.gamesByID[g.ID] = append(s.gamesByID[g.ID], int32(n))
-		for _, t := range s.games[n].teamIDs {
-			s.gamesByTeam[t] = appendOnce(s.gamesByTeam[t], int32(n))
-		}
-		for _, p := range s.games[n].parties {
-			s.gamesByParty[p] = append(s.gamesByParty[p], int32(n))
-		}
+		s.appendGame(g)
 	}
 	// The latest epoch is the newest epoch in the data (DESIGN.md).
 	if len(s.games) > 0 {
 		s.firstEpoch, s.latestEpoch = s.games[0].key.Epoch, s.games[len(s.games)-1].key.Epoch
 	}
 	return nil
+}
+
+// gameLess is the base order of games: epoch ascending, ID descending, so
+// that the newest-first listing is epoch descending, ID ascending.
+func gameLess(a, b generators.GameKey) bool {
+	if a.Epoch != b.Epoch {
+		return a.Epoch < b.Epoch
+	}
+	return a.ID > b.ID
+}
+
+// appendGame adds a game after every game of the store, with its indexes.
+func (s *Store) appendGame(g *generators.Game) {
+	n := int32(len(s.games))
+	s.games = append(s.games, gameRow{
+		row:     edge(generators.RecordJSON(g), g.Cursor()),
+		key:     generators.GameKey{Epoch: g.Epoch, ID: g.ID},
+		teams:   g.Team != nil,
+		teamIDs: g.TeamIDs(),
+		parties: dedupe(g.PartyIDs()),
+	})
+	s.gamesByID[g.ID] = append(s.gamesByID[g.ID], n)
+	for _, t := range s.games[n].teamIDs {
+		s.gamesByTeam[t] = appendOnce(s.gamesByTeam[t], n)
+	}
+	for _, p := range s.games[n].parties {
+		s.gamesByParty[p] = append(s.gamesByParty[p], n)
+	}
 }
 
 func (s *Store) addSnapshots(snaps []generators.CoreSnapshot) {
@@ -147,9 +182,14 @@ func (s *Store) addSnapshots(snaps []generators.CoreSnapshot) {
 		if i > 0 && sorted[i-1].BlockHeight == sn.BlockHeight {
 			continue // one snapshot per height
 		}
-		s.snapshots = append(s.snapshots, edge(generators.RecordJSON(sn), sn.Cursor()))
-		s.snapshotKeys = append(s.snapshotKeys, generators.SnapshotKey{BlockHeight: sn.BlockHeight})
+		s.appendSnapshot(sn)
 	}
+}
+
+// appendSnapshot adds a snapshot after every snapshot of the store.
+func (s *Store) appendSnapshot(sn *generators.CoreSnapshot) {
+	s.snapshots = append(s.snapshots, edge(generators.RecordJSON(sn), sn.Cursor()))
+	s.snapshotKeys = append(s.snapshotKeys, generators.SnapshotKey{BlockHeight: sn.BlockHeight})
 }
 
 func (s *Store) addRotations(rots []generators.EthereumKeyRotation) {
@@ -160,9 +200,14 @@ func (s *Store) addRotations(rots []generators.EthereumKeyRotation) {
 		if i > 0 && rotKey(&sorted[i-1]) == rotKey(r) {
 			continue
 		}
-		s.rotByNode[r.NodeID] = append(s.rotByNode[r.NodeID], int32(len(s.rotations)))
-		s.rotations = append(s.rotations, rotationRow{row: edge(generators.RecordJSON(r), r.Cursor()), key: rotKey(r)})
+		s.appendRotation(r)
 	}
+}
+
+// appendRotation adds a key rotation after every rotation of the store.
+func (s *Store) appendRotation(r *generators.EthereumKeyRotation) {
+	s.rotByNode[r.NodeID] = append(s.rotByNode[r.NodeID], int32(len(s.rotations)))
+	s.rotations = append(s.rotations, rotationRow{row: edge(generators.RecordJSON(r), r.Cursor()), key: rotKey(r)})
 }
 
 func rotKey(r *generators.EthereumKeyRotation) generators.RotationKey {
@@ -202,8 +247,7 @@ func (s *Store) addTransactions(w *generators.World) error {
 	s.txs = make([]txRow, 0, w.TransactionCount())
 	types := map[string]string{} // interns type names
 	return w.EachTransaction(context.Background(), false, func(t *generators.Transaction) error {
-		i := len(s.txs)
-		if i > 0 && !s.txs[i-1].key.Less(t.Key()) {
+		if i := len(s.txs); i > 0 && !s.txs[i-1].key.Less(t.Key()) {
 			return fmt.Errorf("two transactions at %s", t.Cursor())
 		}
 		typ, ok := types[t.Type]
@@ -211,19 +255,26 @@ func (s *Store) addTransactions(w *generators.World) error {
 			typ = strings.Clone(t.Type)
 			types[typ] = typ
 		}
-		s.txs = append(s.txs, txRow{json: t.JSON, key: t.Key(), typ: typ})
-		s.txByType[typ] = append(s.txByType[typ], int32(i))
-		s.txByParty[t.Submitter] = append(s.txByParty[t.Submitter], int32(i))
-		for _, r := range t.Receivers {
-			if r != t.Submitter {
-				s.txByParty[r] = appendOnce(s.txByParty[r], int32(i))
-			}
-		}
-		if t.Block > s.latestBlock {
-			s.latestBlock = t.Block
-		}
+		s.appendTransaction(t, typ)
 		return nil
 	})
+}
+
+// appendTransaction adds a transaction after every transaction of the
+// store, with its indexes; typ is its type name (interned by the caller).
+func (s *Store) appendTransaction(t *generators.Transaction, typ string) {
+	i := int32(len(s.txs))
+	s.txs = append(s.txs, txRow{json: t.JSON, key: t.Key(), typ: typ})
+	s.txByType[typ] = append(s.txByType[typ], i)
+	s.txByParty[t.Submitter] = append(s.txByParty[t.Submitter], i)
+	for _, r := range t.Receivers {
+		if r != t.Submitter {
+			s.txByParty[r] = appendOnce(s.txByParty[r], i)
+		}
+	}
+	if t.Block > s.latestBlock {
+		s.latestBlock = t.Block
+	}
 }
 
 func appendOnce(list []int32, i int32) []int32 {
@@ -247,6 +298,8 @@ func dedupe(ids []string) []string {
 
 // Counts returns the number of rows of each listing.
 func (s *Store) Counts() map[string]int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return map[string]int{
 		generators.ListingGames:             len(s.games),
 		generators.ListingSnapshots:         len(s.snapshots),

@@ -93,8 +93,12 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	st := s.store
-	src := s.txSource(req)
+	s.answer(w, false, func(st *Store, b []byte) ([]byte, *apiError) { return s.transactionsPage(st, req, b), nil })
+}
+
+// transactionsPage appends the transactions a request asks for.
+func (s *Server) transactionsPage(st *Store, req txRequest, b []byte) []byte {
+	src := s.txSource(st, req)
 	pos := func(k generators.TxKey, after bool) int {
 		return sort.Search(len(st.txs), func(i int) bool {
 			if after {
@@ -129,16 +133,14 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) {
 			picked = src.descend(len(st.txs), n, 0)
 		}
 	}
-	s.writeJSON(w, func(b []byte) []byte {
-		b = append(b, `{"transactions":[`...)
-		for i, idx := range picked {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, st.txs[idx].json...)
+	b = append(b, `{"transactions":[`...)
+	for i, idx := range picked {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		return append(b, "]}\n"...)
-	})
+		b = append(b, st.txs[idx].json...)
+	}
+	return append(b, "]}\n"...)
 }
 
 // txSource yields the rows a filtered request can return: the union of some
@@ -151,8 +153,7 @@ type txSource struct {
 }
 
 // txSource picks the narrowest indexes for the request's filters.
-func (s *Server) txSource(req txRequest) txSource {
-	st := s.store
+func (s *Server) txSource(st *Store, req txRequest) txSource {
 	excluded := map[string]bool{}
 	for _, t := range req.excludeTypes {
 		excluded[t] = true

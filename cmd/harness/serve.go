@@ -9,10 +9,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/chaindata/harness/generators"
 	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/mockserver/faults"
 )
 
 func runServe(ctx context.Context, e *env, args []string) int {
@@ -28,9 +31,15 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.IntVar(&cfg.TxMaxPageSize, "tx-max-page-size", 5000, "largest count the transaction listing accepts")
 	fs.BoolVar(&cfg.Strict, "strict", false, "reject requests the real node tolerates: first with last, first with before, last with after, epochFrom above epochTo")
 	fs.StringVar(&cfg.TransactionsPrefix, "transactions-prefix", "", "also serve the transaction listing under this path prefix (it is always at /transactions and /rest/transactions)")
-	fs.DurationVar(&cfg.Latency, "latency", 0, "latency added to every request, such as 50ms")
-	fs.Float64Var(&cfg.FailRate, "fail-rate", 0, "fraction of requests answered with an injected 500, 0 to 1")
-	fs.Int64Var(&cfg.FaultSeed, "fault-seed", 1, "seed of the choice of failing requests")
+	faultsFile := fs.String("faults", "", "fault rules (YAML or JSON) in force from the start: which requests fail, and how")
+	fs.DurationVar(&cfg.Latency, "latency", 0, "latency added to every request, such as 50ms (a shorthand for a rule)")
+	fs.Float64Var(&cfg.FailRate, "fail-rate", 0, "fraction of requests answered with an injected 500, 0 to 1 (a shorthand for a rule)")
+	fs.Int64Var(&cfg.FaultSeed, "fault-seed", 1, "seed of the choice of failing requests and of the latencies drawn")
+	blockInterval := fs.Duration("block-interval", 0, "with the wall clock, add a block every interval, such as 1s (0: blocks come only from POST /harness/advance)")
+	clock := fs.String("clock", "wall", "what adds blocks: wall (one every --block-interval) or manual (only POST /harness/advance)")
+	genesisTime := fs.String("genesis-time", "", "with --block-interval, the instant (RFC 3339) the chain counts its blocks from; replicas with the same seed and genesis serve the same world (default: start-up)")
+	maxBlocks := fs.Int("max-blocks", 100_000, "the most blocks the live chain adds (0: no bound)")
+	noControl := fs.Bool("no-control", false, "do not serve the control API under /harness/")
 	logFormat := fs.String("log-format", "text", "request log format on standard error: text, json or none")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
@@ -55,7 +64,41 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return usageError(e.stderr, fs, "--fail-rate must be between 0 and 1, got %v", cfg.FailRate)
 	case cfg.Latency < 0:
 		return usageError(e.stderr, fs, "--latency must not be negative")
+	case *clock != "wall" && *clock != "manual":
+		return usageError(e.stderr, fs, "--clock must be wall or manual, got %q", *clock)
+	case *blockInterval < 0:
+		return usageError(e.stderr, fs, "--block-interval must not be negative")
+	case *clock == "manual" && *blockInterval > 0:
+		return usageError(e.stderr, fs, "--clock manual adds blocks only through POST /harness/advance; drop --block-interval")
+	case *genesisTime != "" && *blockInterval == 0:
+		return usageError(e.stderr, fs, "--genesis-time needs --block-interval")
+	case *maxBlocks < 0:
+		return usageError(e.stderr, fs, "--max-blocks must not be negative")
+	case *data != "" && (*blockInterval > 0 || *clock == "manual" || set["max-blocks"]):
+		return usageError(e.stderr, fs, "--data serves fixtures, which cannot grow: drop --block-interval, --clock and --max-blocks")
+	case *noControl && *clock == "manual":
+		return usageError(e.stderr, fs, "--clock manual grows only through the control API, which --no-control turns off")
+	case !*noControl && underControl(cfg.TransactionsPrefix):
+		return usageError(e.stderr, fs, "--transactions-prefix %q is under /harness/, the control API's path (add --no-control)", cfg.TransactionsPrefix)
 	}
+	genesis := time.Now()
+	if *genesisTime != "" {
+		t, err := time.Parse(time.RFC3339Nano, *genesisTime)
+		if err != nil {
+			return usageError(e.stderr, fs, "--genesis-time: want an RFC 3339 time such as 2026-01-02T15:04:05Z: %v", err)
+		}
+		genesis = t
+	}
+	if *faultsFile != "" {
+		raw, err := os.ReadFile(*faultsFile)
+		if err != nil {
+			return usageError(e.stderr, fs, "--faults: %v", err)
+		}
+		if cfg.Faults, err = faults.ParseRules(raw); err != nil {
+			return usageError(e.stderr, fs, "--faults %s: %v", *faultsFile, err)
+		}
+	}
+	cfg.Control = !*noControl
 	switch *logFormat {
 	case "text":
 		cfg.Logger = slog.New(slog.NewTextHandler(e.stderr, nil))
@@ -84,7 +127,13 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
 		return exitFailure
 	}
-	world = nil // the store holds what it needs
+	if *data == "" {
+		if cfg.Chain, err = mockserver.NewChain(store, world, *maxBlocks); err != nil {
+			fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
+			return exitFailure
+		}
+	}
+	world = nil // the store and the chain hold what they need
 	counts := store.Counts()
 
 	ln, err := net.Listen("tcp", *addr)
@@ -106,10 +155,33 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		counts[generators.ListingGames], counts[generators.ListingSnapshots], counts[generators.ListingKeyRotations],
 		counts[generators.ListingNetworkParameters], counts[generators.ListingTransactions], time.Since(started).Round(time.Millisecond))
 
-	errc := make(chan error, 1)
+	switch {
+	case cfg.Chain != nil && *blockInterval > 0:
+		fmt.Fprintf(e.stdout, "  live chain: a block every %v from %s (at most %s)\n", *blockInterval, genesis.UTC().Format(time.RFC3339), blocksBound(*maxBlocks))
+	case cfg.Chain != nil:
+		fmt.Fprintf(e.stdout, "  live chain: blocks come from POST /harness/advance (at most %s)\n", blocksBound(*maxBlocks))
+	}
+	if cfg.Control {
+		fmt.Fprintf(e.stdout, "  control API: http://%s/harness/status\n", ln.Addr())
+	}
+	if n := cfg.Faults.Len(); n > 0 {
+		fmt.Fprintf(e.stdout, "  fault rules: %d from %s\n", n, *faultsFile)
+	}
+
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	if cfg.Chain != nil && *blockInterval > 0 {
+		go func() {
+			if err := cfg.Chain.Run(runCtx, *blockInterval, genesis); err != nil && runCtx.Err() == nil {
+				errc <- fmt.Errorf("live chain: %w", err)
+			}
+		}()
+	}
 	select {
 	case err := <-errc:
+		srv.Close()
 		fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
 		return exitFailure
 	case <-ctx.Done():
@@ -122,6 +194,21 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	fmt.Fprintln(e.stdout, "stopped")
 	return exitOK
+}
+
+// blocksBound says how many blocks the chain may add.
+func blocksBound(n int) string {
+	if n == 0 {
+		return "no bound"
+	}
+	return fmt.Sprintf("%d blocks", n)
+}
+
+// underControl reports whether a transactions prefix lies under the control
+// API's path.
+func underControl(prefix string) bool {
+	p := path.Clean("/" + prefix)
+	return p == "/harness" || strings.HasPrefix(p, mockserver.ControlPrefix)
 }
 
 // isTerminal reports whether f is a terminal.

@@ -1,11 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/mockserver"
 	"github.com/chaindata/harness/schemas"
 )
 
@@ -82,6 +91,19 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		{"default above max", []string{"serve", "--default-page-size", "6000"}, "is above --max-page-size"},
 		{"bad log format", []string{"serve", "--log-format", "xml"}, "--log-format must be"},
 		{"latency not a duration", []string{"serve", "--latency", "soon"}, "invalid value"},
+		{"an unknown clock", []string{"serve", "--clock", "sundial"}, "--clock must be wall or manual"},
+		{"a negative block interval", []string{"serve", "--block-interval", "-1s"}, "--block-interval must not be negative"},
+		{"manual clock with an interval", []string{"serve", "--clock", "manual", "--block-interval", "1s"}, "drop --block-interval"},
+		{"genesis without an interval", []string{"serve", "--genesis-time", "2026-01-01T00:00:00Z"}, "--genesis-time needs --block-interval"},
+		{"genesis not a time", []string{"serve", "--block-interval", "1s", "--genesis-time", "yesterday"}, "want an RFC 3339 time"},
+		{"negative max blocks", []string{"serve", "--max-blocks", "-1"}, "--max-blocks must not be negative"},
+		{"fixtures that grow", []string{"serve", "--data", "x", "--block-interval", "1s"}, "fixtures, which cannot grow"},
+		{"fixtures on a manual clock", []string{"serve", "--data", "x", "--clock", "manual"}, "fixtures, which cannot grow"},
+		{"fixtures with a bound", []string{"serve", "--data", "x", "--max-blocks", "5"}, "fixtures, which cannot grow"},
+		{"manual clock without control", []string{"serve", "--clock", "manual", "--no-control"}, "--no-control turns off"},
+		{"transactions under the control API", []string{"serve", "--transactions-prefix", "harness/x"}, "under /harness/"},
+		{"no fault file", []string{"serve", "--faults", "/nonexistent/faults.yaml"}, "--faults: open /nonexistent/faults.yaml"},
+		{"a bad fault file", []string{"serve", "--faults", os.DevNull}, "fault rules: empty"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,5 +127,169 @@ func TestUnknownCommand(t *testing.T) {
 	code, out, _ := runCmd(t, "help")
 	if code != exitOK || !strings.Contains(out, "serve") {
 		t.Fatalf("help: exit %d, %q", code, out)
+	}
+}
+
+// post sends a POST to the control API and requires a 200.
+func post(t *testing.T, url, body string) string {
+	t.Helper()
+	resp, err := http.Post(url, "application/yaml", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: status %d: %s", url, resp.StatusCode, b)
+	}
+	return string(b)
+}
+
+// getFull returns an answer's status, block headers and body, as one text.
+func getFull(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return fmt.Sprintf("%d %s %s\n%s", resp.StatusCode, resp.Header.Get("X-Block-Height"), resp.Header.Get("X-Block-Timestamp"), b)
+}
+
+// TestLiveChainIsTheSameInTwoProcesses advances the chains of two harness
+// serve processes of the same seed by the same number of blocks, in one step
+// in one and in three in the other: every listing answers byte for byte the
+// same in both, and the transactions added are exactly those the seed's
+// world grows, block by block.
+func TestLiveChainIsTheSameInTwoProcesses(t *testing.T) {
+	t.Parallel()
+	const blocks = 300 // a new epoch (the first block) and a snapshot (block 250)
+	args := []string{"--clock", "manual", "--seed", "5", "--scale", "0.05"}
+	a, b := startServeProcess(t, args...), startServeProcess(t, args...)
+	post(t, a+"/harness/advance?blocks=300", "")
+	post(t, b+"/harness/advance?blocks=1", "")
+	post(t, b+"/harness/advance?blocks=249", "")
+	post(t, b+"/harness/advance?blocks=50", "")
+	for _, q := range []string{
+		"/harness/status",
+		"/transactions?first=2000", "/transactions?last=3", "/transactions?cmdTypes=Submit+Order&first=100",
+		"/api/v2/games?pagination.first=60", "/api/v2/games?pagination.newestFirst=false&pagination.first=5",
+		"/api/v2/snapshots?pagination.first=5", "/api/v2/core/keys/ethereum/rotations?pagination.first=5",
+		"/api/v2/network/parameters?pagination.first=5",
+	} {
+		if x, y := getFull(t, a+q), getFull(t, b+q); x != y {
+			t.Errorf("%s: the two processes answer differently:\n%.400s\n%.400s", q, x, y)
+		}
+	}
+
+	// The rows the same seed's world grows, made in this process.
+	w, err := generators.Generate(generators.Options{Seed: 5, Scale: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := w.Growth()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txs [][]byte
+	var snapshots, games int
+	for range blocks {
+		blk, err := g.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range blk.Transactions {
+			txs = append(txs, blk.Transactions[i].JSON)
+		}
+		if blk.Snapshot != nil {
+			snapshots++
+		}
+		games += len(blk.Games)
+	}
+	if snapshots == 0 || games == 0 {
+		t.Fatalf("%d blocks grew %d snapshots and %d games; the test tests less than it says", blocks, snapshots, games)
+	}
+	slices.Reverse(txs) // the listing is newest first
+	want := `{"transactions":[` + string(bytes.Join(txs, []byte(","))) + "]}\n"
+	if got := get(t, fmt.Sprintf("%s/transactions?first=%d", a, len(txs))); got != want {
+		t.Errorf("the %d newest transactions are not the ones the seed grows:\n got %.300s\nwant %.300s", len(txs), got, want)
+	}
+	var st mockserver.Status
+	if err := json.Unmarshal([]byte(get(t, a+"/harness/status")), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Counts["transactions"] != len(w.Transactions)+len(txs) || st.Counts["games"] != len(w.Games)+games ||
+		st.Counts["snapshots"] != len(w.Snapshots)+snapshots || st.LatestBlock != w.LatestBlock+blocks {
+		t.Errorf("status %+v: want %d more transactions, %d more games, %d more snapshots, %d more blocks than the world's",
+			st, len(txs), games, snapshots, blocks)
+	}
+}
+
+// TestServeBlockInterval runs the wall clock for real: blocks arrive every
+// interval until --max-blocks, and the status says so.
+func TestServeBlockInterval(t *testing.T) {
+	base, stop := startServe(t, "--scale", "0.05", "--block-interval", "10ms", "--max-blocks", "5")
+	defer stop()
+	status := func() mockserver.Status {
+		var st mockserver.Status
+		if err := json.Unmarshal([]byte(get(t, base+"/harness/status")), &st); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for status().Chain.BlocksAdded < 5 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	st := status()
+	if st.Chain == nil || *st.Chain != (mockserver.ChainStatus{BlocksAdded: 5, MaxBlocks: 5, Clock: "wall", BlockInterval: "10ms"}) {
+		t.Errorf("chain %+v, want 5 blocks added on the wall clock, no more", st.Chain)
+	}
+}
+
+// TestServeFaultFlags checks --faults, --latency and --fail-rate make the
+// rules the status lists, and that the rules apply.
+func TestServeFaultFlags(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "faults.yaml")
+	rules := "rules:\n  - name: no snapshots\n    listing: snapshots\n    fault: status=503; retry-after=3\n"
+	if err := os.WriteFile(file, []byte(rules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, stop := startServe(t, "--scale", "0.05", "--faults", file, "--latency", "1ms", "--fail-rate", "0.5")
+	defer stop()
+	resp, err := http.Get(base + "/api/v2/snapshots")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "3" {
+		t.Errorf("snapshots: status %d, Retry-After %q; want the rule's 503", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	var st mockserver.Status
+	if err := json.Unmarshal([]byte(get(t, base+"/harness/status")), &st); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range st.Faults.Rules {
+		names = append(names, r.Name)
+	}
+	if fmt.Sprint(names) != "[no snapshots --latency --fail-rate]" || st.Faults.Injected["status"] == 0 {
+		t.Errorf("rules %v, injected %v", names, st.Faults.Injected)
+	}
+}
+
+// TestServeNoControl checks --no-control leaves /harness/ to the API's 404.
+func TestServeNoControl(t *testing.T) {
+	base, stop := startServe(t, "--scale", "0.05", "--no-control")
+	defer stop()
+	resp, err := http.Get(base + "/harness/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("/harness/status with --no-control: status %d, want 404", resp.StatusCode)
 	}
 }

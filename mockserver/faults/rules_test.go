@@ -1,0 +1,134 @@
+package faults
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseRules(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		file string
+		want []Rule
+	}{
+		{"YAML", `
+rules:
+  - name: flaky transactions
+    listing: transactions
+    probability: 0.1
+    fault: status=503; retry-after=2
+  - path: /api/v2/games
+    every: 5
+    times: 2
+    fault: latency=lognormal:median=80ms,p99=900ms
+  - fault: latency=20ms   # every request
+`, []Rule{
+			{Name: "flaky transactions", Listing: "transactions", Probability: 0.1, Fault: "status=503; retry-after=2"},
+			{Path: "/api/v2/games", Every: 5, Times: 2, Fault: "latency=lognormal:median=80ms,p99=900ms"},
+			{Fault: "latency=20ms"},
+		}},
+		{"JSON", `{"rules": [{"listing": "snapshots", "every": 2, "fault": "reset"}, {"probability": 1, "fault": "garbage"}]}`,
+			[]Rule{{Listing: "snapshots", Every: 2, Fault: "reset"}, {Probability: 1, Fault: "garbage"}}},
+		{"counts of 1", "rules:\n  - every: 1\n    times: 1\n    fault: reset\n", []Rule{{Every: 1, Times: 1, Fault: "reset"}}},
+		{"JSON with spaces around", "\n  {\"rules\": []}\n", []Rule{}},
+		{"no rules in YAML", "rules: []", []Rule{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rs, err := ParseRules([]byte(tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := rs.Rules()
+			if len(got) == 0 && len(tc.want) == 0 {
+				return
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("rules %+v, want %+v", got, tc.want)
+			}
+			if rs.Len() != len(tc.want) {
+				t.Errorf("Len %d, want %d", rs.Len(), len(tc.want))
+			}
+		})
+	}
+}
+
+func TestParseRulesRefuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, file, want string
+	}{
+		{"empty", "", "empty"},
+		{"only a comment", "# nothing\n", "empty"},
+		{"no rules key", "seed: 3\n", "field seed not found"},
+		{"no rules list", "{}", `no "rules" list`},
+		{"a null list", "rules:\n", `no "rules" list (it may be empty: rules: [])`},
+		{"a bare list", "- fault: reset\n", "cannot unmarshal"},
+		{"an unknown field (YAML)", "rules:\n  - fault: reset\n    probabilty: 0.5\n", "field probabilty not found"},
+		{"an unknown field (JSON)", `{"rules": [{"fault": "reset", "every": 2, "wait": 1}]}`, `unknown field "wait"`},
+		{"JSON followed by more", `{"rules": []} {"rules": []}`, "more after the object"},
+		{"JSON that does not parse", `{"rules": [`, "JSON"},
+		{"YAML that does not parse", "rules: [\n", "YAML"},
+		{"probability 0", "rules:\n  - probability: 0\n    fault: reset\n", "rule 1: probability 0: want more than 0"},
+		{"probability above 1", "rules:\n  - probability: 1.5\n    fault: reset\n", "probability 1.5"},
+		{"probability negative", `{"rules": [{"probability": -0.5, "fault": "reset"}]}`, "probability -0.5"},
+		{"every 0", "rules:\n  - name: n\n    every: 0\n    fault: reset\n", "n: every 0: want at least 1"},
+		{"times 0", "rules:\n  - times: 0\n    fault: reset\n", "fault rules: rule 1: times 0: want at least 1"},
+		{"every and probability", "rules:\n  - every: 2\n    probability: 0.5\n    fault: reset\n", "a probability or every, not both"},
+		{"listing and path", "rules:\n  - listing: games\n    path: /api/v2/games\n    fault: reset\n", "a listing or a path, not both"},
+		{"an unknown listing", "rules:\n  - listing: blocks\n    fault: reset\n", `listing "blocks": want one of games, snapshots, keyrotations, networkparameters, transactions`},
+		{"a relative path", "rules:\n  - path: api/v2/games\n    fault: reset\n", "want a clean absolute path"},
+		{"a path not clean", "rules:\n  - path: /api/v2/games/\n    fault: reset\n", "want a clean absolute path"},
+		{"the control API", "rules:\n  - path: /harness/status\n    fault: reset\n", "faults never hit the control API"},
+		{"the control prefix", "rules:\n  - path: /harness\n    fault: reset\n", "faults never hit the control API"},
+		{"no fault", "rules:\n  - listing: games\n", "no fault"},
+		{"a fault that does nothing", "rules:\n  - fault: none\n", `fault "none" does nothing`},
+		{"a fault that does not parse", "rules:\n  - fault: status=404\n", "want one of 429, 500, 502, 503, 504"},
+		{"the second rule named", "rules:\n  - fault: reset\n  - fault: boom\n", "rule 2:"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rs, err := ParseRules([]byte(tc.file))
+			if err == nil {
+				t.Fatalf("ParseRules = %+v, want an error saying %q", rs.Rules(), tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not say %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestNewRuleSetRefuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		rule Rule
+		want string
+	}{
+		{Rule{Every: -1, Fault: "reset"}, "every -1"},
+		{Rule{Times: -2, Fault: "reset"}, "times -2"},
+		{Rule{Probability: math.NaN(), Fault: "reset"}, "probability NaN"},
+		{Rule{Probability: 2, Fault: "reset"}, "probability 2"},
+		{Rule{Name: "mine", Fault: " "}, "mine: no fault"},
+	}
+	for _, tc := range tests {
+		if _, err := NewRuleSet(tc.rule); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewRuleSet(%+v): %v, want an error saying %q", tc.rule, err, tc.want)
+		}
+	}
+	var none *RuleSet
+	if none.Len() != 0 || none.Rules() != nil {
+		t.Error("a nil RuleSet is not empty")
+	}
+	rs, err := NewRuleSet(Rule{Fault: "reset"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.Rules()[0].Fault = "garbage"
+	if rs.Rules()[0].Fault != "reset" {
+		t.Error("Rules gives the set's own slice")
+	}
+}

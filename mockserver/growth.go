@@ -1,0 +1,146 @@
+package mockserver
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/chaindata/harness/generators"
+)
+
+// The store's growth: a live chain appends whole blocks at the newest end of
+// every listing, and Reset goes back to the store as built. These two are
+// the only writes a Store ever takes; everything else reads.
+
+// storeMark is how far each listing reached at one moment.
+type storeMark struct {
+	games, snapshots, rotations, txs     int
+	firstEpoch, latestEpoch, latestBlock uint64
+	latestBlockTime                      time.Time
+}
+
+func (s *Store) mark() storeMark {
+	return storeMark{
+		games: len(s.games), snapshots: len(s.snapshots), rotations: len(s.rotations), txs: len(s.txs),
+		firstEpoch: s.firstEpoch, latestEpoch: s.latestEpoch, latestBlock: s.latestBlock, latestBlockTime: s.latestBlockTime,
+	}
+}
+
+// ErrNotNewer is returned by Append for a block whose records do not all
+// sort after the store's: growth happens at the newest end only.
+var ErrNotNewer = errors.New("not newer than the store's newest records")
+
+// Append adds a block's records at the newest end of every listing. The
+// block is checked first and appended whole under the write lock, so a
+// reader sees all of it or none of it; a block that does not sort after the
+// store's newest records is refused and changes nothing. Its cost is that of
+// the block's rows, whatever the size of the store.
+func (s *Store) Append(b *generators.Block) error {
+	games := slices.Clone(b.Games)
+	sort.Slice(games, func(i, j int) bool {
+		return gameLess(generators.GameKey{Epoch: games[i].Epoch, ID: games[i].ID}, generators.GameKey{Epoch: games[j].Epoch, ID: games[j].ID})
+	})
+	rots := slices.Clone(b.KeyRotations)
+	sort.Slice(rots, func(i, j int) bool { return rotationLess(rotKey(&rots[i]), rotKey(&rots[j])) })
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkNewer(b, games, rots); err != nil {
+		return fmt.Errorf("append block %d: %w", b.Height, err)
+	}
+	for i := range games {
+		s.appendGame(&games[i])
+	}
+	if b.Snapshot != nil {
+		s.appendSnapshot(b.Snapshot)
+	}
+	for i := range rots {
+		s.appendRotation(&rots[i])
+	}
+	for i := range b.Transactions {
+		t := &b.Transactions[i]
+		s.appendTransaction(t, t.Type)
+	}
+	if len(s.games) > 0 {
+		s.firstEpoch = s.games[0].key.Epoch
+	}
+	s.latestEpoch = max(s.latestEpoch, b.Epoch)
+	s.latestBlock, s.latestBlockTime = b.Height, b.Time
+	s.setBlockHeaders()
+	return nil
+}
+
+// checkNewer checks every record of a block sorts after the store's newest
+// of its listing and after the one before it in the block.
+func (s *Store) checkNewer(b *generators.Block, games []generators.Game, rots []generators.EthereumKeyRotation) error {
+	if b.Height <= s.latestBlock {
+		return fmt.Errorf("%w: height %d, latest block %d", ErrNotNewer, b.Height, s.latestBlock)
+	}
+	for i := range games {
+		k := generators.GameKey{Epoch: games[i].Epoch, ID: games[i].ID}
+		if n := len(s.games); (i == 0 && n > 0 && !gameLess(s.games[n-1].key, k)) ||
+			(i > 0 && !gameLess(generators.GameKey{Epoch: games[i-1].Epoch, ID: games[i-1].ID}, k)) {
+			return fmt.Errorf("%w: game %s of epoch %d", ErrNotNewer, k.ID, k.Epoch)
+		}
+	}
+	if sn := b.Snapshot; sn != nil {
+		if n := len(s.snapshotKeys); n > 0 && sn.BlockHeight <= s.snapshotKeys[n-1].BlockHeight {
+			return fmt.Errorf("%w: snapshot at height %d", ErrNotNewer, sn.BlockHeight)
+		}
+	}
+	for i := range rots {
+		k := rotKey(&rots[i])
+		if n := len(s.rotations); (i == 0 && n > 0 && !rotationLess(s.rotations[n-1].key, k)) ||
+			(i > 0 && !rotationLess(rotKey(&rots[i-1]), k)) {
+			return fmt.Errorf("%w: key rotation of node %s at height %d", ErrNotNewer, k.NodeID, k.BlockHeight)
+		}
+	}
+	for i := range b.Transactions {
+		k := b.Transactions[i].Key()
+		if n := len(s.txs); (i == 0 && n > 0 && !s.txs[n-1].key.Less(k)) ||
+			(i > 0 && !b.Transactions[i-1].Key().Less(k)) {
+			return fmt.Errorf("%w: transaction %s", ErrNotNewer, b.Transactions[i].Cursor())
+		}
+	}
+	return nil
+}
+
+// Reset takes the store back to what it held when it was built: every row
+// appended since is dropped (and its memory released).
+func (s *Store) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.base
+	clear(s.games[m.games:])
+	s.games = s.games[:m.games]
+	clear(s.snapshots[m.snapshots:])
+	s.snapshots = s.snapshots[:m.snapshots]
+	s.snapshotKeys = s.snapshotKeys[:m.snapshots]
+	clear(s.rotations[m.rotations:])
+	s.rotations = s.rotations[:m.rotations]
+	clear(s.txs[m.txs:])
+	s.txs = s.txs[:m.txs]
+	for idx, n := range map[*map[string][]int32]int{
+		&s.gamesByID: m.games, &s.gamesByTeam: m.games, &s.gamesByParty: m.games,
+		&s.rotByNode: m.rotations, &s.txByType: m.txs, &s.txByParty: m.txs,
+	} {
+		cutIndex(*idx, n)
+	}
+	s.firstEpoch, s.latestEpoch, s.latestBlock, s.latestBlockTime = m.firstEpoch, m.latestEpoch, m.latestBlock, m.latestBlockTime
+	s.setBlockHeaders()
+}
+
+// cutIndex drops the rows from n on from every list of an index, and the
+// keys left with no row.
+func cutIndex(idx map[string][]int32, n int) {
+	for k, list := range idx {
+		c := sort.Search(len(list), func(i int) bool { return int(list[i]) >= n })
+		if c == 0 {
+			delete(idx, k)
+			continue
+		}
+		idx[k] = list[:c]
+	}
+}
