@@ -167,6 +167,11 @@ func mustSharedMock(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// HARNESS_TEST_MAIN=1 makes the test binary the harness itself, so
+	// that tests can run it as a process of its own.
+	if os.Getenv("HARNESS_TEST_MAIN") == "1" {
+		main()
+	}
 	code := m.Run()
 	// Only what the tests started: calling the OnceValues functions
 	// otherwise would start them.

@@ -10,15 +10,6 @@ import (
 	"time"
 )
 
-// TestMain lets the test binary be the harness itself when
-// HARNESS_TEST_MAIN=1, so that tests can run it as a process of its own.
-func TestMain(m *testing.M) {
-	if os.Getenv("HARNESS_TEST_MAIN") == "1" {
-		main()
-	}
-	os.Exit(m.Run())
-}
-
 // startServeProcess runs harness serve as a separate process on a free port
 // of 127.0.0.1 and returns its base URL; the process is interrupted (and
 // must stop) when the test ends.
