@@ -166,17 +166,16 @@ func (c *Chain) Run(ctx context.Context, interval time.Duration, genesis time.Ti
 func (c *Chain) tick(now time.Time) (time.Time, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if due := int(now.Sub(c.start) / c.interval); due > c.ticked {
-		n := due - c.ticked
-		if c.maxBlocks > 0 {
-			n = min(n, c.maxBlocks-c.growth.Added())
-		}
-		if n > 0 {
-			if err := c.advance(n); err != nil {
-				return time.Time{}, err
-			}
-		}
-		c.ticked = due // at the bound, the blocks not added are skipped
+	due := int(now.Sub(c.start) / c.interval)
+	n := due - c.ticked
+	if c.maxBlocks > 0 {
+		n = min(n, c.maxBlocks-c.growth.Added())
 	}
+	if n > 0 {
+		if err := c.advance(n); err != nil {
+			return time.Time{}, err
+		}
+	}
+	c.ticked = max(c.ticked, due) // at the bound, the blocks not added are skipped
 	return c.start.Add(time.Duration(c.ticked+1) * c.interval), nil
 }

@@ -661,6 +661,18 @@ func TestChainBounds(t *testing.T) {
 	if _, err := chain.advanceEpochs(3, 2); err == nil || chain.Added() > 10 {
 		t.Errorf("advanceEpochs beyond its limit: %v", err)
 	}
+	chain.Reset()
+	g, err := w.Growth()
+	if err != nil {
+		t.Fatal(err)
+	}
+	need, err := g.BlocksForEpochs(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if blocks, err := chain.advanceEpochs(1, need); err != nil || blocks != need {
+		t.Errorf("advanceEpochs(1, %d), its limit exactly: %d blocks, %v", need, blocks, err)
+	}
 }
 
 var errAny = errors.New("any error")
@@ -746,6 +758,7 @@ func TestChainClock(t *testing.T) {
 		{at: 3*d + 9*d/10, advance: 5, added: 8, nextAfter: 4 * d},
 		{at: 10 * d, added: 15, nextAfter: 11 * d},
 		{at: 100 * d, added: 30, nextAfter: 101 * d}, // the bound
+		{at: 200 * d, added: 30, nextAfter: 201 * d},
 	}
 	for _, st := range steps {
 		if st.advance > 0 {
@@ -792,8 +805,41 @@ func TestChainRun(t *testing.T) {
 	if chain.Added() != stopped || chain.Interval() != 0 {
 		t.Errorf("after Run ended: %d blocks (was %d), interval %v", chain.Added(), stopped, chain.Interval())
 	}
-	if err := chain.Run(ctx, 0, time.Now()); err == nil {
-		t.Error("Run with interval 0: no error")
+	for _, d := range []time.Duration{0, -time.Second} {
+		if err := chain.Run(context.Background(), d, time.Now()); err == nil {
+			t.Errorf("Run with interval %v: no error", d)
+		}
+	}
+}
+
+// TestAppendToEmptyStore appends a block to a store with no rows at all: each
+// listing's first row.
+func TestAppendToEmptyStore(t *testing.T) {
+	t.Parallel()
+	w := emptyWorld()
+	store, err := NewStore(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, blocks := grown(t, genWorld(t), 1)
+	tx := blocks[0].Transactions[0]
+	tx.Block = w.LatestBlock + 1
+	b := &generators.Block{
+		Height: w.LatestBlock + 1, Time: w.LatestBlockTime.Add(time.Second), Epoch: 2,
+		Games:        []generators.Game{individualGame(2, hexID("g"), hexID("p"))},
+		Snapshot:     ptr(snapshot(w.LatestBlock + 1)),
+		KeyRotations: []generators.EthereumKeyRotation{rotation(w.LatestBlock+1, hexID("n"))},
+		Transactions: []generators.Transaction{tx},
+	}
+	if err := store.Append(b); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"games": 1, "snapshots": 1, "keyrotations": 1, "networkparameters": 0, "transactions": 1}
+	if got := store.Counts(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("counts %v, want %v", got, want)
+	}
+	if m := store.mark(); m.latestEpoch != 2 || m.firstEpoch != w.FirstEpoch || m.latestBlock != b.Height || !m.latestBlockTime.Equal(b.Time) {
+		t.Errorf("after the block: %+v", m)
 	}
 }
 

@@ -203,13 +203,10 @@ func (s *Server) handleAdvance(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	var aerr error
-	switch {
-	case s.chain == nil:
-		aerr = ErrNoChain
-	case byEpochs:
+	aerr := ErrNoChain
+	if s.chain != nil && byEpochs {
 		_, aerr = s.chain.advanceEpochs(n, maxAdvanceBlocks)
-	default:
+	} else if s.chain != nil {
 		aerr = s.chain.Advance(n)
 	}
 	if aerr != nil {

@@ -63,9 +63,6 @@ func (s *Store) Append(b *generators.Block) error {
 		t := &b.Transactions[i]
 		s.appendTransaction(t, t.Type)
 	}
-	if len(s.games) > 0 {
-		s.firstEpoch = s.games[0].key.Epoch
-	}
 	s.latestEpoch = max(s.latestEpoch, b.Epoch)
 	s.latestBlock, s.latestBlockTime = b.Height, b.Time
 	s.setBlockHeaders()

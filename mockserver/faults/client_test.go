@@ -198,12 +198,13 @@ func curlBin(t *testing.T) string {
 
 // curlResult is what curl made of one request.
 type curlResult struct {
-	exit    int
-	headers string
-	body    []byte
-	stderr  string
-	size    int     // bytes of body downloaded (%{size_download})
-	speed   float64 // bytes a second from the first byte of the answer to the last
+	exit      int
+	headers   string
+	body      []byte
+	stderr    string
+	size      int     // bytes of body downloaded (%{size_download})
+	speed     float64 // bytes a second from the first byte of the answer to the last
+	firstByte float64 // seconds from the start to the first byte of the answer
 }
 
 func curlGet(t *testing.T, url, fault string) curlResult {
@@ -233,6 +234,7 @@ func curlGet(t *testing.T, url, fault string) curlResult {
 		r.size, _ = strconv.Atoi(f[0])
 		start, _ := strconv.ParseFloat(f[1], 64)
 		end, _ := strconv.ParseFloat(f[2], 64)
+		r.firstByte = start
 		if end > start {
 			r.speed = float64(r.size) / (end - start)
 		}
@@ -293,6 +295,11 @@ func TestFaultsSeenByCurl(t *testing.T) {
 			t.Logf("curl measured %.0f bytes/s for slow-body=20000", r.speed)
 			if !bytes.Equal(r.body, okBody) || math.Abs(r.speed-20000) > 0.2*20000 {
 				t.Errorf("%d bytes at %.0f bytes/s, want all at 20000 within 20 %%", len(r.body), r.speed)
+			}
+		}},
+		{"latency=150ms", []int{0}, func(t *testing.T, r curlResult) {
+			if !bytes.Equal(r.body, okBody) || r.firstByte < 0.15 {
+				t.Errorf("%d bytes, the first after %.3f s; want the body after at least 0.150 s", len(r.body), r.firstByte)
 			}
 		}},
 		{"statu=503", []int{0}, func(t *testing.T, r curlResult) {
