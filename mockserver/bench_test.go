@@ -58,32 +58,32 @@ func BenchmarkPageAtDepth(b *testing.B) {
 	st := mustBenchStore(b)
 	srv := New(Config{}, st)
 	// cursor of the row at listing position p, newest first.
-	snap := func(p int) string { return st.snapshots[len(st.snapshots)-1-p].cursor }
-	rot := func(p int) string { return st.rotations[len(st.rotations)-1-p].cursor }
-	param := func(p int) string { return st.params[p].cursor }
-	tx := func(p int) string { k := st.txs[len(st.txs)-1-p].key; return fmt.Sprintf("%d.%d", k.Block, k.Index) }
+	snap := func(p int) string { return st.snapshotKeys[len(st.snapshotKeys)-1-p].Cursor() }
+	rot := func(p int) string { return st.rotKeys[len(st.rotKeys)-1-p].Cursor() }
+	param := func(p int) string { return generators.ParameterKey{Key: st.paramKeys[p]}.Cursor() }
+	tx := func(p int) string { k := st.txKeys[len(st.txKeys)-1-p]; return fmt.Sprintf("%d.%d", k.Block, k.Index) }
 	midEpoch := (st.firstEpoch + st.latestEpoch) / 2
 	cases := []struct {
 		name, path string
 	}{
 		{"snapshots/start", "/api/v2/snapshots?pagination.first=100"},
-		{"snapshots/middle", "/api/v2/snapshots?pagination.first=100&pagination.after=" + url.QueryEscape(snap(len(st.snapshots)/2))},
-		{"snapshots/end", "/api/v2/snapshots?pagination.first=100&pagination.after=" + url.QueryEscape(snap(len(st.snapshots)-101))},
+		{"snapshots/middle", "/api/v2/snapshots?pagination.first=100&pagination.after=" + url.QueryEscape(snap(len(st.snapshotKeys)/2))},
+		{"snapshots/end", "/api/v2/snapshots?pagination.first=100&pagination.after=" + url.QueryEscape(snap(len(st.snapshotKeys)-101))},
 		{"keyrotations/start", "/api/v2/core/keys/ethereum/rotations?pagination.first=100"},
-		{"keyrotations/middle", "/api/v2/core/keys/ethereum/rotations?pagination.first=100&pagination.after=" + url.QueryEscape(rot(len(st.rotations)/2))},
-		{"keyrotations/end", "/api/v2/core/keys/ethereum/rotations?pagination.first=100&pagination.after=" + url.QueryEscape(rot(len(st.rotations)-101))},
+		{"keyrotations/middle", "/api/v2/core/keys/ethereum/rotations?pagination.first=100&pagination.after=" + url.QueryEscape(rot(len(st.rotKeys)/2))},
+		{"keyrotations/end", "/api/v2/core/keys/ethereum/rotations?pagination.first=100&pagination.after=" + url.QueryEscape(rot(len(st.rotKeys)-101))},
 		{"networkparameters/start", "/api/v2/network/parameters?pagination.first=100"},
-		{"networkparameters/middle", "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(param(len(st.params)/2))},
-		{"networkparameters/end", "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(param(len(st.params)-101))},
+		{"networkparameters/middle", "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(param(len(st.paramKeys)/2))},
+		{"networkparameters/end", "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(param(len(st.paramKeys)-101))},
 		{"games/start", "/api/v2/games?pagination.first=100"},
 		{"games/middle", fmt.Sprintf("/api/v2/games?pagination.first=100&epochTo=%d", midEpoch)},
 		{"games/end", fmt.Sprintf("/api/v2/games?pagination.first=100&epochTo=%d", st.firstEpoch+29)},
 		{"transactions/start", "/transactions?first=100"},
-		{"transactions/middle", "/transactions?first=100&after=" + tx(len(st.txs)/2)},
+		{"transactions/middle", "/transactions?first=100&after=" + tx(len(st.txKeys)/2)},
 		{"transactions/end", "/transactions?last=100"},
 		{"transactions-filtered/start", "/transactions?first=100&cmdTypes=Batch+Proposal&cmdTypes=Register+New+Node"},
 		{"transactions-filtered/end", "/transactions?last=100&cmdTypes=Batch+Proposal&cmdTypes=Register+New+Node"},
-		{"transactions-excluded/middle", "/transactions?first=100&excludeCmdTypes=Submit+Order&after=" + tx(len(st.txs)/2)},
+		{"transactions-excluded/middle", "/transactions?first=100&excludeCmdTypes=Submit+Order&after=" + tx(len(st.txKeys)/2)},
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
@@ -112,7 +112,7 @@ func BenchmarkParametersPageVsBareHandler(b *testing.B) {
 	st := mustBenchStore(b)
 	mock := httptest.NewServer(New(Config{}, st))
 	defer mock.Close()
-	path := "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(st.params[len(st.params)/2].cursor)
+	path := "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(generators.ParameterKey{Key: st.paramKeys[len(st.paramKeys)/2]}.Cursor())
 
 	resp, err := http.Get(mock.URL + path)
 	if err != nil {
@@ -200,20 +200,7 @@ func BenchmarkAppendBlock(b *testing.B) {
 		b.Fatal(err)
 	}
 	rowBytes := func() int {
-		n := 0
-		for _, g := range store.games {
-			n += len(g.edge)
-		}
-		for _, s := range store.snapshots {
-			n += len(s.edge)
-		}
-		for _, r := range store.rotations {
-			n += len(r.edge)
-		}
-		for _, t := range store.txs {
-			n += len(t.json)
-		}
-		return n
+		return int(store.games.bytes() + store.snapshots.bytes() + store.rotations.bytes() + store.txs.bytes())
 	}
 	rows0 := rowBytes()
 	var before, after runtime.MemStats

@@ -84,8 +84,8 @@ func (s *Server) Status() Status {
 	out := Status{
 		Seed: st.seed, Scale: st.scale,
 		Counts: map[string]int{
-			"games": len(st.games), "snapshots": len(st.snapshots), "keyrotations": len(st.rotations),
-			"networkparameters": len(st.params), "transactions": len(st.txs),
+			"games": st.games.len(), "snapshots": st.snapshots.len(), "keyrotations": st.rotations.len(),
+			"networkparameters": st.params.len(), "transactions": st.txs.len(),
 		},
 		LatestBlock: st.latestBlock, LatestBlockTime: st.latestBlockTime.UTC(),
 		FirstEpoch: st.firstEpoch, LatestEpoch: st.latestEpoch,

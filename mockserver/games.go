@@ -85,9 +85,9 @@ func (s *Server) gamesPage(st *Store, r *http.Request, b []byte) ([]byte, *apiEr
 		}
 		scope = n
 	}
-	games := st.games
-	lo := sort.Search(len(games), func(i int) bool { return games[i].key.Epoch >= from })
-	hi := sort.Search(len(games), func(i int) bool { return games[i].key.Epoch > to })
+	keys := st.gameKeys
+	lo := sort.Search(len(keys), func(i int) bool { return keys[i].Epoch >= from })
+	hi := sort.Search(len(keys), func(i int) bool { return keys[i].Epoch > to })
 
 	// Start from the narrowest index the filters offer, cut to the epoch
 	// window, then check the remaining filters row by row.
@@ -117,15 +117,14 @@ func (s *Server) gamesPage(st *Store, r *http.Request, b []byte) ([]byte, *apiEr
 		narrow(st.gamesByParty[partyID])
 	}
 	keep := func(i int) bool {
-		g := &games[i]
-		switch {
-		case scope == scopeIndividuals && g.teams, scope == scopeTeams && !g.teams:
+		switch teams := st.gameTeams[i]; {
+		case scope == scopeIndividuals && teams, scope == scopeTeams && !teams:
 			return false
-		case gameID != "" && g.key.ID != gameID:
+		case gameID != "" && keys[i].ID != gameID:
 			return false
-		case teamID != "" && !contains(g.teamIDs, teamID):
+		case teamID != "" && !inList(st.gamesByTeam[teamID], i):
 			return false
-		case partyID != "" && !contains(g.parties, partyID):
+		case partyID != "" && !inList(st.gamesByParty[partyID], i):
 			return false
 		}
 		return true
@@ -154,7 +153,7 @@ func (s *Server) gamesPage(st *Store, r *http.Request, b []byte) ([]byte, *apiEr
 			return nil, perr
 		}
 		return func(i int) int {
-			gk := games[i].key
+			gk := keys[i]
 			if d := cmpUint(gk.Epoch, k.Epoch); d != 0 {
 				return d
 			}
@@ -164,14 +163,5 @@ func (s *Server) gamesPage(st *Store, r *http.Request, b []byte) ([]byte, *apiEr
 	if err != nil {
 		return b, err
 	}
-	return writePage(b, "games", v, func(i int) *row { return &games[i].row }, start, end), nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return writePage(b, "games", v, &st.games, func(i int) string { return keys[i].Cursor() }, start, end), nil
 }

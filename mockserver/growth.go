@@ -23,7 +23,7 @@ type storeMark struct {
 
 func (s *Store) mark() storeMark {
 	return storeMark{
-		games: len(s.games), snapshots: len(s.snapshots), rotations: len(s.rotations), txs: len(s.txs),
+		games: len(s.gameKeys), snapshots: len(s.snapshotKeys), rotations: len(s.rotKeys), txs: len(s.txKeys),
 		firstEpoch: s.firstEpoch, latestEpoch: s.latestEpoch, latestBlock: s.latestBlock, latestBlockTime: s.latestBlockTime,
 	}
 }
@@ -50,22 +50,39 @@ func (s *Store) Append(b *generators.Block) error {
 	if err := s.checkNewer(b, games, rots); err != nil {
 		return fmt.Errorf("append block %d: %w", b.Height, err)
 	}
-	for i := range games {
-		s.appendGame(&games[i])
-	}
-	if b.Snapshot != nil {
-		s.appendSnapshot(b.Snapshot)
-	}
-	for i := range rots {
-		s.appendRotation(&rots[i])
-	}
-	for i := range b.Transactions {
-		t := &b.Transactions[i]
-		s.appendTransaction(t, t.Type)
+	before := s.mark()
+	if err := s.appendBlock(b, games, rots); err != nil {
+		s.cut(before) // whole or not at all
+		return fmt.Errorf("append block %d: %w", b.Height, err)
 	}
 	s.latestEpoch = max(s.latestEpoch, b.Epoch)
 	s.latestBlock, s.latestBlockTime = b.Height, b.Time
 	s.setBlockHeaders()
+	return nil
+}
+
+// appendBlock adds a checked block's records.
+func (s *Store) appendBlock(b *generators.Block, games []generators.Game, rots []generators.EthereumKeyRotation) error {
+	for i := range games {
+		if err := s.appendGame(&games[i]); err != nil {
+			return err
+		}
+	}
+	if b.Snapshot != nil {
+		if err := s.appendSnapshot(b.Snapshot); err != nil {
+			return err
+		}
+	}
+	for i := range rots {
+		if err := s.appendRotation(&rots[i]); err != nil {
+			return err
+		}
+	}
+	for i := range b.Transactions {
+		if err := s.appendTransaction(&b.Transactions[i]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -77,7 +94,7 @@ func (s *Store) checkNewer(b *generators.Block, games []generators.Game, rots []
 	}
 	for i := range games {
 		k := generators.GameKey{Epoch: games[i].Epoch, ID: games[i].ID}
-		if n := len(s.games); (i == 0 && n > 0 && !gameLess(s.games[n-1].key, k)) ||
+		if n := len(s.gameKeys); (i == 0 && n > 0 && !gameLess(s.gameKeys[n-1], k)) ||
 			(i > 0 && !gameLess(generators.GameKey{Epoch: games[i-1].Epoch, ID: games[i-1].ID}, k)) {
 			return fmt.Errorf("%w: game %s of epoch %d", ErrNotNewer, k.ID, k.Epoch)
 		}
@@ -89,14 +106,14 @@ func (s *Store) checkNewer(b *generators.Block, games []generators.Game, rots []
 	}
 	for i := range rots {
 		k := rotKey(&rots[i])
-		if n := len(s.rotations); (i == 0 && n > 0 && !rotationLess(s.rotations[n-1].key, k)) ||
+		if n := len(s.rotKeys); (i == 0 && n > 0 && !rotationLess(s.rotKeys[n-1], k)) ||
 			(i > 0 && !rotationLess(rotKey(&rots[i-1]), k)) {
 			return fmt.Errorf("%w: key rotation of node %s at height %d", ErrNotNewer, k.NodeID, k.BlockHeight)
 		}
 	}
 	for i := range b.Transactions {
 		k := b.Transactions[i].Key()
-		if n := len(s.txs); (i == 0 && n > 0 && !s.txs[n-1].key.Less(k)) ||
+		if n := len(s.txKeys); (i == 0 && n > 0 && !s.txKeys[n-1].Less(k)) ||
 			(i > 0 && !b.Transactions[i-1].Key().Less(k)) {
 			return fmt.Errorf("%w: transaction %s", ErrNotNewer, b.Transactions[i].Cursor())
 		}
@@ -109,16 +126,20 @@ func (s *Store) checkNewer(b *generators.Block, games []generators.Game, rots []
 func (s *Store) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := s.base
-	clear(s.games[m.games:])
-	s.games = s.games[:m.games]
-	clear(s.snapshots[m.snapshots:])
-	s.snapshots = s.snapshots[:m.snapshots]
+	s.cut(s.base)
+}
+
+// cut drops every row added after a mark, with its index entries, and puts
+// back the mark's newest block and epochs.
+func (s *Store) cut(m storeMark) {
+	s.games.truncate(m.games)
+	s.gameKeys, s.gameTeams = s.gameKeys[:m.games], s.gameTeams[:m.games]
+	s.snapshots.truncate(m.snapshots)
 	s.snapshotKeys = s.snapshotKeys[:m.snapshots]
-	clear(s.rotations[m.rotations:])
-	s.rotations = s.rotations[:m.rotations]
-	clear(s.txs[m.txs:])
-	s.txs = s.txs[:m.txs]
+	s.rotations.truncate(m.rotations)
+	s.rotKeys = s.rotKeys[:m.rotations]
+	s.txs.truncate(m.txs)
+	s.txKeys, s.txTypes = s.txKeys[:m.txs], s.txTypes[:m.txs]
 	for idx, n := range map[*map[string][]int32]int{
 		&s.gamesByID: m.games, &s.gamesByTeam: m.games, &s.gamesByParty: m.games,
 		&s.rotByNode: m.rotations, &s.txByType: m.txs, &s.txByParty: m.txs,

@@ -13,7 +13,7 @@ func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		v := rangeView(len(st.snapshots), p.newestFirst)
+		v := rangeView(st.snapshots.len(), p.newestFirst)
 		start, end, err := s.page(p, v, func(c string) (cmpFunc, error) {
 			k, perr := generators.ParseSnapshotCursor(c)
 			if perr != nil {
@@ -24,7 +24,7 @@ func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "coreSnapshots", v, func(i int) *row { return &st.snapshots[i] }, start, end), nil
+		return writePage(b, "coreSnapshots", v, &st.snapshots, func(i int) string { return st.snapshotKeys[i].Cursor() }, start, end), nil
 	})
 }
 
@@ -34,7 +34,7 @@ func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		v := rangeView(len(st.rotations), p.newestFirst)
+		v := rangeView(st.rotations.len(), p.newestFirst)
 		if node, ok := q.get("nodeId", "node_id"); ok && node != "" {
 			v = listView(st.rotByNode[node], p.newestFirst)
 			if v.list == nil {
@@ -47,7 +47,7 @@ func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
 				return nil, perr
 			}
 			return func(i int) int {
-				rk := st.rotations[i].key
+				rk := st.rotKeys[i]
 				if d := cmpUint(rk.BlockHeight, k.BlockHeight); d != 0 {
 					return d
 				}
@@ -57,7 +57,7 @@ func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "keyRotations", v, func(i int) *row { return &st.rotations[i].row }, start, end), nil
+		return writePage(b, "keyRotations", v, &st.rotations, func(i int) string { return st.rotKeys[i].Cursor() }, start, end), nil
 	})
 }
 
@@ -68,18 +68,20 @@ func (s *Server) listNetworkParameters(w http.ResponseWriter, r *http.Request) {
 			return b, err
 		}
 		// Parameters have no age: always in key order, newestFirst ignored.
-		v := rangeView(len(st.params), false)
+		v := rangeView(st.params.len(), false)
 		start, end, err := s.page(p, v, func(c string) (cmpFunc, error) {
 			k, perr := generators.ParseParameterCursor(c)
 			if perr != nil {
 				return nil, perr
 			}
-			return func(i int) int { return strings.Compare(st.params[i].key, k.Key) }, nil
+			return func(i int) int { return strings.Compare(st.paramKeys[i], k.Key) }, nil
 		})
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "networkParameters", v, func(i int) *row { return &st.params[i].row }, start, end), nil
+		return writePage(b, "networkParameters", v, &st.params, func(i int) string {
+			return generators.ParameterKey{Key: st.paramKeys[i]}.Cursor()
+		}, start, end), nil
 	})
 }
 

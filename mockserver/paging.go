@@ -259,8 +259,9 @@ func (s *Server) page(p pageRequest, v view, decode func(string) (cmpFunc, error
 	}
 }
 
-// writePage appends a paged listing's body for positions [start, end).
-func writePage(b []byte, wrapper string, v view, rows func(int) *row, start, end int) []byte {
+// writePage appends a paged listing's body for positions [start, end);
+// cursor makes a row's cursor when the rows are nodes alone.
+func writePage(b []byte, wrapper string, v view, rows *pagedRows, cursor func(int) string, start, end int) []byte {
 	b = append(b, `{"`...)
 	b = append(b, wrapper...)
 	b = append(b, `":{"edges":[`...)
@@ -268,15 +269,15 @@ func writePage(b []byte, wrapper string, v view, rows func(int) *row, start, end
 		if p > start {
 			b = append(b, ',')
 		}
-		b = append(b, rows(v.row(p)).edge...)
+		b = rows.appendEdge(b, v.row(p), cursor)
 	}
 	b = append(b, `],"pageInfo":{"startCursor":"`...)
 	if end > start {
-		b = append(b, rows(v.row(start)).cursor...)
+		b = rows.appendCursor(b, v.row(start), cursor)
 	}
 	b = append(b, `","endCursor":"`...)
 	if end > start {
-		b = append(b, rows(v.row(end-1)).cursor...)
+		b = rows.appendCursor(b, v.row(end-1), cursor)
 	}
 	b = append(b, `","hasNextPage":`...)
 	b = strconv.AppendBool(b, end < v.len())

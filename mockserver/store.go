@@ -1,11 +1,11 @@
 package mockserver
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -13,27 +13,40 @@ import (
 )
 
 // Store holds the records the server answers from, each listing sorted by
-// its key, oldest first, with indexes for every filter. It is safe for
-// concurrent use: readers hold the read lock while they work out and copy a
-// page, and the only writes (Append and Reset, growth.go) take the write lock,
-// so a reader sees every block whole or not at all.
+// its key, oldest first, with indexes for every filter. It is compact: the
+// rows' bytes sit back to back in large chunks outside the Go heap (or in
+// mapped fixture files, fixtures.go), and each row costs a few fixed-size
+// words besides (its place, its key, what the filters need).
+//
+// A Store is safe for concurrent use: readers hold the read lock while they
+// work out and copy a page, and the only writes (Append and Reset,
+// growth.go) take the write lock, so a reader sees every block whole or not
+// at all.
 type Store struct {
 	mu sync.RWMutex
 
-	games     []gameRow
-	snapshots []row
-	rotations []rotationRow
-	params    []paramRow
-	txs       []txRow
-
+	games        pagedRows
+	gameKeys     []generators.GameKey
+	gameTeams    []bool // a team game
+	snapshots    pagedRows
 	snapshotKeys []generators.SnapshotKey
+	rotations    pagedRows
+	rotKeys      []generators.RotationKey
+	params       pagedRows
+	paramKeys    []string
+	txs          blob // each transaction's JSON
+	txKeys       []generators.TxKey
+	txTypes      []uint16 // into typeNames
+	typeNames    []string
+	typeNums     map[string]uint16
 
 	gamesByID    map[string][]int32 // row indexes, ascending
 	gamesByTeam  map[string][]int32
-	gamesByParty map[string][]int32
+	gamesByParty map[string][]int32 // every party that took part, in a team or alone
 	rotByNode    map[string][]int32
 	txByType     map[string][]int32
 	txByParty    map[string][]int32 // submitter or receiver
+	ids          map[string]string  // interns identifiers
 
 	firstEpoch, latestEpoch uint64
 	latestBlock             uint64
@@ -45,62 +58,109 @@ type Store struct {
 	scale float64
 	// base is the store as built, which Reset goes back to.
 	base storeMark
+	// files are the fixture files the rows are mapped from (fixtures.go).
+	files [][]byte
 }
 
-// row is one record's precomputed edge, {"node":...,"cursor":"..."}, and
-// its cursor.
-type row struct {
-	edge   []byte
-	cursor string
+// pagedRows are the rows of a paged listing: whole edges,
+// {"node":…,"cursor":"…"}, or (mapped from fixtures) nodes alone, whose
+// cursor is made from the row's key as the page is written.
+type pagedRows struct {
+	blob
+	nodes bool
 }
 
-type gameRow struct {
-	row
-	key     generators.GameKey
-	teams   bool
-	teamIDs []string
-	parties []string
+// appendEdge appends row i's edge; cursor makes its cursor when the rows
+// are nodes.
+func (r *pagedRows) appendEdge(b []byte, i int, cursor func(int) string) []byte {
+	if !r.nodes {
+		return append(b, r.get(i)...)
+	}
+	b = append(b, `{"node":`...)
+	b = append(b, r.get(i)...)
+	b = append(b, `,"cursor":"`...)
+	b = append(b, cursor(i)...)
+	return append(b, `"}`...)
 }
 
-type rotationRow struct {
-	row
-	key generators.RotationKey
+// edgeCursorMark is what comes just before the cursor in an edge.
+var edgeCursorMark = []byte(`,"cursor":"`)
+
+// appendCursor appends row i's cursor.
+func (r *pagedRows) appendCursor(b []byte, i int, cursor func(int) string) []byte {
+	if r.nodes {
+		return append(b, cursor(i)...)
+	}
+	e := r.get(i)
+	c := e[bytes.LastIndex(e, edgeCursorMark)+len(edgeCursorMark) : len(e)-2]
+	return append(b, c...)
 }
 
-type paramRow struct {
-	row
-	key string
+// addEdge adds a row holding the edge of a node and its cursor.
+func (r *pagedRows) addEdge(node []byte, cursor string) error {
+	b := make([]byte, 0, len(node)+len(cursor)+22)
+	b = append(b, `{"node":`...)
+	b = append(b, node...)
+	b = append(b, `,"cursor":"`...)
+	b = append(b, cursor...)
+	b = append(b, `"}`...)
+	return r.add(b)
 }
 
-type txRow struct {
-	json []byte
-	key  generators.TxKey
-	typ  string
+func newStore(seed int64, scale float64) *Store {
+	return &Store{
+		gamesByID: map[string][]int32{}, gamesByTeam: map[string][]int32{}, gamesByParty: map[string][]int32{},
+		rotByNode: map[string][]int32{}, txByType: map[string][]int32{}, txByParty: map[string][]int32{},
+		typeNums: map[string]uint16{}, ids: map[string]string{},
+		seed: seed, scale: scale,
+	}
 }
 
 // NewStore builds a store from a world (generated or read from fixtures).
-// The store shares the world's transaction JSON; the world's record slices
-// are not kept.
+// The store copies what it serves; it keeps nothing of the world. A lazy
+// world's transactions are made once, as they are stored.
 func NewStore(w *generators.World) (*Store, error) {
-	s := &Store{
-		gamesByID: map[string][]int32{}, gamesByTeam: map[string][]int32{}, gamesByParty: map[string][]int32{},
-		rotByNode: map[string][]int32{}, txByType: map[string][]int32{}, txByParty: map[string][]int32{},
-		firstEpoch: w.FirstEpoch, latestEpoch: w.LatestEpoch,
-		latestBlock: w.LatestBlock, latestBlockTime: w.LatestBlockTime,
-		seed: w.Seed, scale: w.Scale,
+	s := newStore(w.Seed, w.Scale)
+	s.firstEpoch, s.latestEpoch = w.FirstEpoch, w.LatestEpoch
+	s.latestBlock, s.latestBlockTime = w.LatestBlock, w.LatestBlockTime
+	err := s.addGames(w.Games)
+	if err == nil {
+		err = s.addSnapshots(w.Snapshots)
 	}
-	if err := s.addGames(w.Games); err != nil {
-		return nil, err
+	if err == nil {
+		err = s.addRotations(w.KeyRotations)
 	}
-	s.addSnapshots(w.Snapshots)
-	s.addRotations(w.KeyRotations)
-	s.addParams(w.NetworkParameters)
-	if err := s.addTransactions(w); err != nil {
+	if err == nil {
+		err = s.addParams(w.NetworkParameters)
+	}
+	if err == nil {
+		err = s.addTransactions(w)
+	}
+	if err != nil {
+		s.Close()
 		return nil, err
 	}
 	s.setBlockHeaders()
 	s.base = s.mark()
 	return s, nil
+}
+
+// Close gives back the memory the store's rows take and unmaps its fixture
+// files. The store must not be used after.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range []*blob{&s.games.blob, &s.snapshots.blob, &s.rotations.blob, &s.params.blob, &s.txs} {
+		r.release()
+	}
+	var first error
+	for _, f := range s.files {
+		if err := unmapFile(f); err != nil && first == nil {
+			first = fmt.Errorf("unmap fixtures: %w", err)
+		}
+	}
+	s.files = nil
+	return first
 }
 
 // setBlockHeaders formats the newest block's height and time for the
@@ -110,14 +170,13 @@ func (s *Store) setBlockHeaders() {
 	s.timeHeader = []string{strconv.FormatInt(s.latestBlockTime.UnixNano(), 10)}
 }
 
-func edge(node []byte, cursor string) row {
-	b := make([]byte, 0, len(node)+len(cursor)+22)
-	b = append(b, `{"node":`...)
-	b = append(b, node...)
-	b = append(b, `,"cursor":"`...)
-	b = append(b, cursor...)
-	b = append(b, `"}`...)
-	return row{edge: b, cursor: cursor}
+// intern returns a string equal to id that the store keeps once.
+func (s *Store) intern(id string) string {
+	if x, ok := s.ids[id]; ok {
+		return x
+	}
+	s.ids[id] = id
+	return id
 }
 
 func (s *Store) addGames(games []generators.Game) error {
@@ -131,17 +190,19 @@ func (s *Store) addGames(games []generators.Game) error {
 		x, y := &games[idx[a]], &games[idx[b]]
 		return gameLess(generators.GameKey{Epoch: x.Epoch, ID: x.ID}, generators.GameKey{Epoch: y.Epoch, ID: y.ID})
 	})
-	s.games = make([]gameRow, 0, len(games))
+	s.games.grow(len(games))
 	for _, i := range idx {
 		g := &games[i]
-		if n := len(s.games); n > 0 && s.games[n-1].key == (generators.GameKey{Epoch: g.Epoch, ID: g.ID}) {
+		if n := len(s.gameKeys); n > 0 && s.gameKeys[n-1] == (generators.GameKey{Epoch: g.Epoch, ID: g.ID}) {
 			return fmt.Errorf("two games with epoch %d and ID %s", g.Epoch, g.ID)
 		}
-		s.appendGame(g)
+		if err := s.appendGame(g); err != nil {
+			return err
+		}
 	}
 	// The latest epoch is the newest epoch in the data (DESIGN.md).
-	if len(s.games) > 0 {
-		s.firstEpoch, s.latestEpoch = s.games[0].key.Epoch, s.games[len(s.games)-1].key.Epoch
+	if n := len(s.gameKeys); n > 0 {
+		s.firstEpoch, s.latestEpoch = s.gameKeys[0].Epoch, s.gameKeys[n-1].Epoch
 	}
 	return nil
 }
@@ -156,58 +217,84 @@ func gameLess(a, b generators.GameKey) bool {
 }
 
 // appendGame adds a game after every game of the store, with its indexes.
-func (s *Store) appendGame(g *generators.Game) {
-	n := int32(len(s.games))
-	s.games = append(s.games, gameRow{
-		row:     edge(generators.RecordJSON(g), g.Cursor()),
-		key:     generators.GameKey{Epoch: g.Epoch, ID: g.ID},
-		teams:   g.Team != nil,
-		teamIDs: g.TeamIDs(),
-		parties: dedupe(g.PartyIDs()),
-	})
-	s.gamesByID[g.ID] = append(s.gamesByID[g.ID], n)
-	for _, t := range s.games[n].teamIDs {
-		s.gamesByTeam[t] = appendOnce(s.gamesByTeam[t], n)
+func (s *Store) appendGame(g *generators.Game) error {
+	if err := s.games.addEdge(generators.RecordJSON(g), g.Cursor()); err != nil {
+		return err
 	}
-	for _, p := range s.games[n].parties {
-		s.gamesByParty[p] = append(s.gamesByParty[p], n)
+	s.indexGame(generators.GameKey{Epoch: g.Epoch, ID: s.intern(g.ID)}, g.Team != nil, g.TeamIDs(), g.PartyIDs())
+	return nil
+}
+
+// indexGame records the key and the filters' entries of the game just
+// added.
+func (s *Store) indexGame(k generators.GameKey, teams bool, teamIDs, parties []string) {
+	n := int32(len(s.gameKeys))
+	s.gameKeys = append(s.gameKeys, k)
+	s.gameTeams = append(s.gameTeams, teams)
+	s.gamesByID[k.ID] = append(s.gamesByID[k.ID], n)
+	for _, t := range teamIDs {
+		s.gamesByTeam[s.intern(t)] = appendOnce(s.gamesByTeam[t], n)
+	}
+	for _, p := range parties {
+		s.gamesByParty[s.intern(p)] = appendOnce(s.gamesByParty[p], n)
 	}
 }
 
-func (s *Store) addSnapshots(snaps []generators.CoreSnapshot) {
+func (s *Store) addSnapshots(snaps []generators.CoreSnapshot) error {
 	sorted := append([]generators.CoreSnapshot(nil), snaps...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].BlockHeight < sorted[j].BlockHeight })
+	s.snapshots.grow(len(sorted))
 	for i := range sorted {
 		sn := &sorted[i]
 		if i > 0 && sorted[i-1].BlockHeight == sn.BlockHeight {
 			continue // one snapshot per height
 		}
-		s.appendSnapshot(sn)
+		if err := s.appendSnapshot(sn); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // appendSnapshot adds a snapshot after every snapshot of the store.
-func (s *Store) appendSnapshot(sn *generators.CoreSnapshot) {
-	s.snapshots = append(s.snapshots, edge(generators.RecordJSON(sn), sn.Cursor()))
+func (s *Store) appendSnapshot(sn *generators.CoreSnapshot) error {
+	if err := s.snapshots.addEdge(generators.RecordJSON(sn), sn.Cursor()); err != nil {
+		return err
+	}
 	s.snapshotKeys = append(s.snapshotKeys, generators.SnapshotKey{BlockHeight: sn.BlockHeight})
+	return nil
 }
 
-func (s *Store) addRotations(rots []generators.EthereumKeyRotation) {
+func (s *Store) addRotations(rots []generators.EthereumKeyRotation) error {
 	sorted := append([]generators.EthereumKeyRotation(nil), rots...)
 	sort.SliceStable(sorted, func(i, j int) bool { return rotationLess(rotKey(&sorted[i]), rotKey(&sorted[j])) })
+	s.rotations.grow(len(sorted))
 	for i := range sorted {
 		r := &sorted[i]
 		if i > 0 && rotKey(&sorted[i-1]) == rotKey(r) {
 			continue
 		}
-		s.appendRotation(r)
+		if err := s.appendRotation(r); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // appendRotation adds a key rotation after every rotation of the store.
-func (s *Store) appendRotation(r *generators.EthereumKeyRotation) {
-	s.rotByNode[r.NodeID] = append(s.rotByNode[r.NodeID], int32(len(s.rotations)))
-	s.rotations = append(s.rotations, rotationRow{row: edge(generators.RecordJSON(r), r.Cursor()), key: rotKey(r)})
+func (s *Store) appendRotation(r *generators.EthereumKeyRotation) error {
+	if err := s.rotations.addEdge(generators.RecordJSON(r), r.Cursor()); err != nil {
+		return err
+	}
+	s.indexRotation(generators.RotationKey{BlockHeight: r.BlockHeight, NodeID: r.NodeID})
+	return nil
+}
+
+// indexRotation records the key of the rotation just added.
+func (s *Store) indexRotation(k generators.RotationKey) {
+	k.NodeID = s.intern(k.NodeID)
+	s.rotByNode[k.NodeID] = append(s.rotByNode[k.NodeID], int32(len(s.rotKeys)))
+	s.rotKeys = append(s.rotKeys, k)
 }
 
 func rotKey(r *generators.EthereumKeyRotation) generators.RotationKey {
@@ -224,7 +311,7 @@ func rotationLess(a, b generators.RotationKey) bool {
 	return a.NodeID > b.NodeID
 }
 
-func (s *Store) addParams(params []generators.NetworkParameter) {
+func (s *Store) addParams(params []generators.NetworkParameter) error {
 	sorted := append([]generators.NetworkParameter(nil), params...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
 	for i := range sorted {
@@ -232,8 +319,12 @@ func (s *Store) addParams(params []generators.NetworkParameter) {
 		if i > 0 && sorted[i-1].Key == p.Key {
 			continue
 		}
-		s.params = append(s.params, paramRow{row: edge(generators.RecordJSON(p), p.Cursor()), key: p.Key})
+		if err := s.params.addEdge(generators.RecordJSON(p), p.Cursor()); err != nil {
+			return err
+		}
+		s.paramKeys = append(s.paramKeys, p.Key)
 	}
+	return nil
 }
 
 func (s *Store) addTransactions(w *generators.World) error {
@@ -244,36 +335,65 @@ func (s *Store) addTransactions(w *generators.World) error {
 		sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key().Less(sorted[j].Key()) })
 		w = &generators.World{Transactions: sorted}
 	}
-	s.txs = make([]txRow, 0, w.TransactionCount())
-	types := map[string]string{} // interns type names
+	n := w.TransactionCount()
+	s.txs.grow(n)
+	s.txKeys = make([]generators.TxKey, 0, n)
+	s.txTypes = make([]uint16, 0, n)
 	return w.EachTransaction(context.Background(), false, func(t *generators.Transaction) error {
-		if i := len(s.txs); i > 0 && !s.txs[i-1].key.Less(t.Key()) {
+		if i := len(s.txKeys); i > 0 && !s.txKeys[i-1].Less(t.Key()) {
 			return fmt.Errorf("two transactions at %s", t.Cursor())
 		}
-		typ, ok := types[t.Type]
-		if !ok {
-			typ = strings.Clone(t.Type)
-			types[typ] = typ
-		}
-		s.appendTransaction(t, typ)
-		return nil
+		return s.appendTransaction(t)
 	})
 }
 
 // appendTransaction adds a transaction after every transaction of the
-// store, with its indexes; typ is its type name (interned by the caller).
-func (s *Store) appendTransaction(t *generators.Transaction, typ string) {
-	i := int32(len(s.txs))
-	s.txs = append(s.txs, txRow{json: t.JSON, key: t.Key(), typ: typ})
-	s.txByType[typ] = append(s.txByType[typ], i)
-	s.txByParty[t.Submitter] = append(s.txByParty[t.Submitter], i)
-	for _, r := range t.Receivers {
-		if r != t.Submitter {
-			s.txByParty[r] = appendOnce(s.txByParty[r], i)
+// store, with its indexes.
+func (s *Store) appendTransaction(t *generators.Transaction) error {
+	if err := s.txs.add(t.JSON); err != nil {
+		return err
+	}
+	typ, err := s.typeNum(t.Type)
+	if err != nil {
+		s.txs.truncate(len(s.txKeys))
+		return err
+	}
+	s.indexTransaction(t.Key(), typ, t.Submitter, t.Receivers)
+	return nil
+}
+
+// typeNum returns the number of a transaction type, numbering a new one.
+func (s *Store) typeNum(name string) (uint16, error) {
+	if n, ok := s.typeNums[name]; ok {
+		return n, nil
+	}
+	if len(s.typeNames) > 1<<16-1 {
+		return 0, fmt.Errorf("more than %d transaction types", 1<<16)
+	}
+	name = s.intern(name)
+	n := uint16(len(s.typeNames))
+	s.typeNames = append(s.typeNames, name)
+	s.typeNums[name] = n
+	return n, nil
+}
+
+// indexTransaction records the key and the filters' entries of the
+// transaction just added.
+func (s *Store) indexTransaction(k generators.TxKey, typ uint16, submitter string, receivers []string) {
+	i := int32(len(s.txKeys))
+	s.txKeys = append(s.txKeys, k)
+	s.txTypes = append(s.txTypes, typ)
+	name := s.typeNames[typ]
+	s.txByType[name] = append(s.txByType[name], i)
+	submitter = s.intern(submitter)
+	s.txByParty[submitter] = append(s.txByParty[submitter], i)
+	for _, r := range receivers {
+		if r != submitter {
+			s.txByParty[s.intern(r)] = appendOnce(s.txByParty[r], i)
 		}
 	}
-	if t.Block > s.latestBlock {
-		s.latestBlock = t.Block
+	if k.Block > s.latestBlock {
+		s.latestBlock = k.Block
 	}
 }
 
@@ -284,27 +404,25 @@ func appendOnce(list []int32, i int32) []int32 {
 	return append(list, i)
 }
 
-func dedupe(ids []string) []string {
-	seen := make(map[string]bool, len(ids))
-	out := ids[:0:0]
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
+// inList reports whether a row is in an index list.
+func inList(list []int32, i int) bool {
+	k := sort.Search(len(list), func(j int) bool { return int(list[j]) >= i })
+	return k < len(list) && int(list[k]) == i
 }
 
 // Counts returns the number of rows of each listing.
 func (s *Store) Counts() map[string]int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.counts()
+}
+
+func (s *Store) counts() map[string]int {
 	return map[string]int{
-		generators.ListingGames:             len(s.games),
-		generators.ListingSnapshots:         len(s.snapshots),
-		generators.ListingKeyRotations:      len(s.rotations),
-		generators.ListingNetworkParameters: len(s.params),
-		generators.ListingTransactions:      len(s.txs),
+		generators.ListingGames:             s.games.len(),
+		generators.ListingSnapshots:         s.snapshots.len(),
+		generators.ListingKeyRotations:      s.rotations.len(),
+		generators.ListingNetworkParameters: s.params.len(),
+		generators.ListingTransactions:      s.txs.len(),
 	}
 }

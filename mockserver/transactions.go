@@ -100,11 +100,11 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) {
 func (s *Server) transactionsPage(st *Store, req txRequest, b []byte) []byte {
 	src := s.txSource(st, req)
 	pos := func(k generators.TxKey, after bool) int {
-		return sort.Search(len(st.txs), func(i int) bool {
+		return sort.Search(len(st.txKeys), func(i int) bool {
 			if after {
-				return k.Less(st.txs[i].key)
+				return k.Less(st.txKeys[i])
 			}
-			return !st.txs[i].key.Less(k)
+			return !st.txKeys[i].Less(k)
 		})
 	}
 	var picked []int
@@ -120,7 +120,7 @@ func (s *Server) transactionsPage(st *Store, req txRequest, b []byte) []byte {
 		if req.before != nil {
 			picked = src.descend(pos(*req.before, false), n, 0)
 		} else {
-			picked = reverse(src.ascend(0, n, len(st.txs)))
+			picked = reverse(src.ascend(0, n, len(st.txKeys)))
 		}
 	default:
 		n := int(req.first)
@@ -128,9 +128,9 @@ func (s *Server) transactionsPage(st *Store, req txRequest, b []byte) []byte {
 			n = s.cfg.TxDefaultPageSize
 		}
 		if req.after != nil {
-			picked = reverse(src.ascend(pos(*req.after, true), n, len(st.txs)))
+			picked = reverse(src.ascend(pos(*req.after, true), n, len(st.txKeys)))
 		} else {
-			picked = src.descend(len(st.txs), n, 0)
+			picked = src.descend(len(st.txKeys), n, 0)
 		}
 	}
 	b = append(b, `{"transactions":[`...)
@@ -138,7 +138,7 @@ func (s *Server) transactionsPage(st *Store, req txRequest, b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, st.txs[idx].json...)
+		b = append(b, st.txs.get(idx)...)
 	}
 	return append(b, "]}\n"...)
 }
@@ -163,10 +163,10 @@ func (s *Server) txSource(st *Store, req txRequest) txSource {
 		included[t] = true
 	}
 	typeOK := func(i int) bool {
-		t := st.txs[i].typ
+		t := st.typeNames[st.txTypes[i]]
 		return !excluded[t] && (len(included) == 0 || included[t])
 	}
-	src := txSource{n: len(st.txs)}
+	src := txSource{n: len(st.txKeys)}
 	switch {
 	case len(req.parties) > 0:
 		for _, p := range req.parties {

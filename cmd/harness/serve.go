@@ -110,30 +110,36 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 
 	started := time.Now()
-	var world *generators.World
-	var err error
+	var store *mockserver.Store
 	if *data != "" {
-		world, err = generators.ReadFixtures(*data)
+		// Fixtures are served from disk: mapped files and an index.
+		var info mockserver.FixtureInfo
+		var err error
+		if store, info, err = mockserver.OpenFixtures(*data); err != nil {
+			fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
+			return exitFailure
+		}
+		if info.Rebuilt != "" {
+			fmt.Fprintf(e.stderr, "harness serve: indexed %s (the index was %s)\n", *data, info.Rebuilt)
+		}
+		if info.SaveErr != nil {
+			fmt.Fprintf(e.stderr, "harness serve: the index could not be saved beside the fixtures, so the next start indexes them again: %v\n", info.SaveErr)
+		}
 	} else {
-		// Lazy: the store keeps each transaction's JSON, the world need not.
-		world, err = generators.Generate(generators.Options{Seed: *seed, Scale: *scale, Lazy: true})
-	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
-		return exitFailure
-	}
-	store, err := mockserver.NewStore(world)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
-		return exitFailure
-	}
-	if *data == "" {
-		if cfg.Chain, err = mockserver.NewChain(store, world, *maxBlocks); err != nil {
+		// Lazy: the store keeps each record's JSON, the world need not.
+		world, err := generators.Generate(generators.Options{Seed: *seed, Scale: *scale, Lazy: true})
+		if err == nil {
+			store, err = mockserver.NewStore(world)
+		}
+		if err == nil {
+			cfg.Chain, err = mockserver.NewChain(store, world, *maxBlocks)
+		}
+		if err != nil {
 			fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
 			return exitFailure
 		}
 	}
-	world = nil // the store and the chain hold what they need
+	defer store.Close()
 	counts := store.Counts()
 
 	ln, err := net.Listen("tcp", *addr)

@@ -1,0 +1,367 @@
+package mockserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chaindata/harness/generators"
+)
+
+// writeFixtures writes w into a new directory in format.
+func writeFixtures(t testing.TB, w *generators.World, format string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := generators.WriteFixtures(context.Background(), dir, w, generators.WriteOptions{Format: format}); err != nil {
+		t.Fatalf("write fixtures: %v", err)
+	}
+	return dir
+}
+
+// openFixtures opens dir from disk, closing the store when the test ends.
+func openFixtures(t testing.TB, dir string) (*Store, FixtureInfo) {
+	t.Helper()
+	s, info, err := OpenFixtures(dir)
+	if err != nil {
+		t.Fatalf("OpenFixtures: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s, info
+}
+
+// answer is one request's answer, as compared between two servers.
+type answer struct {
+	status int
+	height string
+	body   string
+}
+
+func ask(h http.Handler, target string) answer {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+	return answer{rec.Code, rec.Header().Get("X-Block-Height"), rec.Body.String()}
+}
+
+// fixtureQueries returns the requests both stores are asked: every listing
+// with and without filters, both orders and both directions, pages after
+// and before cursors the answers give, epoch windows and bad input.
+func fixtureQueries(w *generators.World) []string {
+	party := w.Parties[0]
+	team := w.Teams[0].ID
+	node := w.Nodes[0].ID
+	mid := (w.FirstEpoch + w.LatestEpoch) / 2
+	paged := []string{
+		"/api/v2/games", "/api/v2/games?pagination.newestFirst=false",
+		fmt.Sprintf("/api/v2/games?epochFrom=%d&epochTo=%d", w.FirstEpoch, w.FirstEpoch+3),
+		fmt.Sprintf("/api/v2/games?epochTo=%d&pagination.first=7", mid),
+		"/api/v2/games?entityScope=ENTITY_SCOPE_TEAMS&pagination.first=5",
+		"/api/v2/games?entityScope=ENTITY_SCOPE_INDIVIDUALS&pagination.last=5",
+		"/api/v2/games?partyId=" + party, "/api/v2/games?teamId=" + team,
+		fmt.Sprintf("/api/v2/games?epochTo=%d&partyId=%s", mid, party),
+		"/api/v2/snapshots?pagination.first=9", "/api/v2/snapshots?pagination.last=9&pagination.newestFirst=false",
+		"/api/v2/core/keys/ethereum/rotations?pagination.first=4",
+		"/api/v2/core/keys/ethereum/rotations?nodeId=" + node,
+		"/api/v2/network/parameters?pagination.first=11", "/api/v2/network/parameters?pagination.last=3",
+	}
+	var out []string
+	for _, q := range paged {
+		out = append(out, q)
+	}
+	out = append(out,
+		"/transactions", "/transactions?first=13", "/transactions?last=13",
+		"/transactions?cmdTypes=Submit+Order&first=20", "/transactions?excludeCmdTypes=Submit+Order&last=20",
+		"/transactions?parties="+party, "/transactions?parties="+party+"&cmdTypes=Batch+Proposal",
+		"/api/v2/games?pagination.after=bad", "/transactions?before=1.x",
+		"/api/v2/games?gameId=nope", "/api/v2/core/keys/ethereum/rotations?nodeId=nope",
+	)
+	return out
+}
+
+// follow returns the requests for the pages next to a paged answer: after
+// its end cursor and before its start cursor.
+func follow(target string, body string) []string {
+	var page map[string]struct {
+		PageInfo struct{ StartCursor, EndCursor string }
+	}
+	if json.Unmarshal([]byte(body), &page) != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range page {
+		u, _ := url.Parse(target)
+		for _, c := range []struct{ set, drop, cursor string }{
+			{"pagination.after", "pagination.last", p.PageInfo.EndCursor},
+			{"pagination.before", "pagination.first", p.PageInfo.StartCursor},
+		} {
+			if c.cursor == "" {
+				continue
+			}
+			q := u.Query()
+			q.Del("pagination.after")
+			q.Del("pagination.before")
+			q.Del(c.drop)
+			q.Set(c.set, c.cursor)
+			out = append(out, u.Path+"?"+q.Encode())
+		}
+	}
+	return out
+}
+
+// txFollow returns the requests for the transactions around a page.
+func txFollow(target, body string) []string {
+	var page struct {
+		Transactions []struct{ Cursor string } `json:"transactions"`
+	}
+	if json.Unmarshal([]byte(body), &page) != nil || len(page.Transactions) == 0 {
+		return nil
+	}
+	first, last := page.Transactions[0].Cursor, page.Transactions[len(page.Transactions)-1].Cursor
+	return []string{"/transactions?first=7&after=" + first, "/transactions?last=7&before=" + last,
+		"/transactions?after=" + last + "&before=" + first}
+}
+
+// TestFixturesFromDiskAnswerLikeMemory serves the same fixtures from
+// memory and from disk, in each file format, and compares every answer
+// byte for byte, following cursors three pages each way.
+func TestFixturesFromDiskAnswerLikeMemory(t *testing.T) {
+	w := genWorld(t)
+	for _, format := range []string{generators.FormatNDJSON, generators.FormatJSON} {
+		t.Run(format, func(t *testing.T) {
+			dir := writeFixtures(t, w, format)
+			mem, err := NewStore(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer mem.Close()
+			disk, info := openFixtures(t, dir)
+			if info.Rebuilt == "" || info.SaveErr != nil {
+				t.Errorf("a new directory's index: rebuilt %q, save error %v; want rebuilt and saved", info.Rebuilt, info.SaveErr)
+			}
+			if got, want := disk.Counts(), mem.Counts(); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("counts from disk %v, from memory %v", got, want)
+			}
+			cfg := Config{DefaultPageSize: 10, MaxPageSize: 50, TxDefaultPageSize: 5, TxMaxPageSize: 50}
+			hm, hd := New(cfg, mem), New(cfg, disk)
+			queue := fixtureQueries(w)
+			compared := 0
+			for depth := map[string]int{}; len(queue) > 0; {
+				target := queue[0]
+				queue = queue[1:]
+				a, b := ask(hm, target), ask(hd, target)
+				if a != b {
+					t.Fatalf("GET %s\nfrom memory: %d %s\n%.400s\nfrom disk:   %d %s\n%.400s", target, a.status, a.height, a.body, b.status, b.height, b.body)
+				}
+				compared++
+				if a.status != http.StatusOK || depth[target] >= 3 {
+					continue
+				}
+				next := follow(target, a.body)
+				if strings.HasPrefix(target, "/transactions") {
+					next = txFollow(target, a.body)
+				}
+				for _, n := range next {
+					depth[n] = depth[target] + 1
+				}
+				queue = append(queue, next...)
+			}
+			if compared < 100 {
+				t.Errorf("compared %d answers, want at least 100", compared)
+			}
+		})
+	}
+}
+
+// TestFixtureIndexIsSavedAndReused checks the index is saved beside the
+// fixtures, loaded as saved the next time, and rebuilt when a fixture file
+// changes, is cut, or the index is damaged.
+func TestFixtureIndexIsSavedAndReused(t *testing.T) {
+	w := genWorld(t)
+	dir := writeFixtures(t, w, generators.FormatNDJSON)
+	_, info := openFixtures(t, dir)
+	if info.Rebuilt != "missing" {
+		t.Errorf("first open: rebuilt %q, want %q", info.Rebuilt, "missing")
+	}
+	index := filepath.Join(dir, IndexFile)
+	saved, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatalf("index not saved: %v", err)
+	}
+	if _, info = openFixtures(t, dir); info.Rebuilt != "" {
+		t.Errorf("second open rebuilt the index: %s", info.Rebuilt)
+	}
+
+	cases := []struct {
+		name   string
+		damage func(t *testing.T)
+		want   string
+	}{
+		{"index cut short", func(t *testing.T) { os.WriteFile(index, saved[:len(saved)/2], 0o644) }, "unreadable"},
+		{"index not an index", func(t *testing.T) { os.WriteFile(index, []byte("hello"), 0o644) }, "unreadable"},
+		{"index end mark gone", func(t *testing.T) { os.WriteFile(index, saved[:len(saved)-1], 0o644) }, "unreadable"},
+		{"fixture file changed", func(t *testing.T) {
+			p := filepath.Join(dir, "snapshots.ndjson")
+			data, _ := os.ReadFile(p)
+			os.WriteFile(p, append(data, '\n'), 0o644)
+		}, "stale: snapshots changed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.damage(t)
+			st, info := openFixtures(t, dir)
+			if !strings.HasPrefix(info.Rebuilt, tc.want) {
+				t.Errorf("rebuilt %q, want it to begin %q", info.Rebuilt, tc.want)
+			}
+			if got := st.Counts()[generators.ListingTransactions]; got != w.TransactionCount() {
+				t.Errorf("%d transactions, want %d", got, w.TransactionCount())
+			}
+			if _, info := openFixtures(t, dir); info.Rebuilt != "" {
+				t.Errorf("the rebuilt index was not saved: the next open rebuilt it again (%s)", info.Rebuilt)
+			}
+			saved, _ = os.ReadFile(index)
+		})
+	}
+}
+
+// TestFixtureIndexSpotCheck checks an index that no longer matches its
+// files' content (same sizes and times) is caught by the spot check.
+func TestFixtureIndexSpotCheck(t *testing.T) {
+	w := genWorld(t)
+	dir := writeFixtures(t, w, generators.FormatNDJSON)
+	openFixtures(t, dir)
+	p := filepath.Join(dir, "networkparameters.ndjson")
+	st, _ := os.Stat(p)
+	data, _ := os.ReadFile(p)
+	// Swap the first two lines: same size, same time, other keys.
+	lines := bytes.SplitN(data, []byte("\n"), 3)
+	swapped := bytes.Join([][]byte{lines[1], lines[0], lines[2]}, []byte("\n"))
+	if len(lines[0]) == len(lines[1]) {
+		t.Skip("the first two parameters are the same length")
+	}
+	if err := os.WriteFile(p, swapped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(p, st.ModTime(), st.ModTime())
+	_, info := openFixtures(t, dir)
+	if !strings.HasPrefix(info.Rebuilt, "stale") {
+		t.Errorf("rebuilt %q, want the spot check to find the index stale", info.Rebuilt)
+	}
+}
+
+// TestFixtureIndexFromRecordsEqualsFromFiles builds the index from the
+// records as they are written (as harness generate does) and from the
+// files, and wants the same bytes.
+func TestFixtureIndexFromRecordsEqualsFromFiles(t *testing.T) {
+	w := genWorld(t)
+	dir := writeFixtures(t, w, generators.FormatNDJSON)
+	if err := BuildIndex(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	fromFiles, _ := os.ReadFile(filepath.Join(dir, IndexFile))
+
+	b := NewIndexBuilder()
+	for _, l := range generators.Listings {
+		data, err := os.ReadFile(filepath.Join(dir, l+".ndjson"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := 0
+		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+			node := bytes.TrimSuffix(line, []byte("\n"))
+			if len(node) > 0 {
+				rec, err := parseRecord(l, node)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Add(l, int64(off), len(node), rec); err != nil {
+					t.Fatal(err)
+				}
+			}
+			off += len(line)
+		}
+	}
+	if err := BuildIndex(dir, b); err != nil {
+		t.Fatal(err)
+	}
+	fromRecords, _ := os.ReadFile(filepath.Join(dir, IndexFile))
+	if !bytes.Equal(fromFiles, fromRecords) {
+		t.Errorf("index from records (%d bytes) differs from index from files (%d bytes)", len(fromRecords), len(fromFiles))
+	}
+}
+
+// TestFixturesIndexCannotBeSaved serves fixtures whose index cannot be
+// saved beside them (here a directory stands in its place, which fails for
+// root too): the index is built in a temporary file and the reason given.
+func TestFixturesIndexCannotBeSaved(t *testing.T) {
+	w := genWorld(t)
+	dir := writeFixtures(t, w, generators.FormatNDJSON)
+	if err := os.MkdirAll(filepath.Join(dir, IndexFile, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, info := openFixtures(t, dir)
+	if info.SaveErr == nil || info.Rebuilt == "" {
+		t.Errorf("read-only directory: rebuilt %q, save error %v; want both", info.Rebuilt, info.SaveErr)
+	}
+	if st.Counts()[generators.ListingGames] != len(w.Games) {
+		t.Errorf("games %d, want %d", st.Counts()[generators.ListingGames], len(w.Games))
+	}
+}
+
+// TestOpenFixturesErrors checks bad fixture directories are refused with
+// the reason.
+func TestOpenFixturesErrors(t *testing.T) {
+	w := genWorld(t)
+	cases := []struct {
+		name  string
+		setup func(dir string)
+		want  string
+	}{
+		{"no manifest", func(dir string) { os.Remove(filepath.Join(dir, generators.ManifestFile)) }, "manifest.json"},
+		{"bad manifest", func(dir string) { os.WriteFile(filepath.Join(dir, generators.ManifestFile), []byte("{"), 0o644) }, "manifest"},
+		{"other version", func(dir string) {
+			os.WriteFile(filepath.Join(dir, generators.ManifestFile), []byte(`{"formatVersion":2}`), 0o644)
+		}, "formatVersion 2"},
+		{"file outside", func(dir string) {
+			os.WriteFile(filepath.Join(dir, generators.ManifestFile), []byte(`{"formatVersion":1,"listings":{"games":{"file":"../x"}}}`), 0o644)
+		}, "not a file name"},
+		{"file missing", func(dir string) { os.Remove(filepath.Join(dir, "games.ndjson")) }, "games.ndjson"},
+		{"bad row", func(dir string) {
+			os.WriteFile(filepath.Join(dir, "snapshots.ndjson"), []byte("{\"blockHeight\":\"x\"}\n"), 0o644)
+		}, "snapshots.ndjson: row 1"},
+		{"duplicate transaction", func(dir string) {
+			p := filepath.Join(dir, "transactions.ndjson")
+			data, _ := os.ReadFile(p)
+			first := data[:bytes.IndexByte(data, '\n')+1]
+			os.WriteFile(p, append(data, first...), 0o644)
+		}, "two transactions"},
+		{"json without its array", func(dir string) {
+			os.WriteFile(filepath.Join(dir, generators.ManifestFile), []byte(`{"formatVersion":1,"listings":{"games":{"file":"g.json"}}}`), 0o644)
+			os.WriteFile(filepath.Join(dir, "g.json"), []byte(`{"games":{}}`), 0o644)
+		}, `no field "edges"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFixtures(t, w, generators.FormatNDJSON)
+			tc.setup(dir)
+			st, _, err := OpenFixtures(dir)
+			if err == nil {
+				st.Close()
+				t.Fatalf("OpenFixtures succeeded; want an error containing %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
