@@ -89,7 +89,19 @@ func NewStore(w *generators.World) (*Store, error) {
 		latestBlock: w.LatestBlock, latestBlockTime: w.LatestBlockTime,
 		seed: w.Seed, scale: w.Scale,
 	}
-	if err := s.addGames(w.Games); err != nil {
+	games := w.Games
+	if games == nil && w.GameCount() > 0 {
+		// A lazy world makes its games on demand; the store keeps them.
+		games = make([]generators.Game, 0, w.GameCount())
+		err := w.EachGame(context.Background(), func(g *generators.Game) error {
+			games = append(games, *g)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("make games: %w", err)
+		}
+	}
+	if err := s.addGames(games); err != nil {
 		return nil, err
 	}
 	s.addSnapshots(w.Snapshots)
