@@ -16,5 +16,10 @@
 //     validates against its schema, and the same seed and scale always give
 //     byte-identical output.
 //
+// A lazy World (Options.Lazy) keeps neither its transactions nor its games:
+// EachTransaction and EachGame make them again from the seed, and
+// WriteFixtures streams them to disk, so a world larger than memory is
+// written in bounded memory, byte for byte as if it were held.
+//
 // WriteFixtures writes a World as fixture files; ReadFixtures reads them back.
 package generators

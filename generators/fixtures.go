@@ -71,11 +71,29 @@ type WriteOptions struct {
 	// Progress, when set, is called after each listing with the number of
 	// rows written so far and the total.
 	Progress func(done, total int)
+	// OnRow, when set, is called for each line of an NDJSON file as it is
+	// written (never for a JSON file), so that a caller can index the
+	// files while they are made: listing is the listing's name
+	// (ListingGames...), offset the position of the line's first byte in
+	// the file, length the line's length without its newline, and rec the
+	// record: a *Game, *CoreSnapshot, *EthereumKeyRotation,
+	// *NetworkParameter or *Transaction. The line is exactly the record's
+	// node JSON as the mock serves it (RecordJSON(rec)). rec is valid only
+	// during the call: copy what you keep. OnRow is called from one
+	// goroutine, in file order; it costs nothing when nil.
+	OnRow func(listing string, offset int64, length int, rec any)
 }
 
 // WriteFixtures writes the world into dir, one file per listing and a
 // manifest. Every file is written to a temporary name and renamed into
 // place, so an interrupted or failed run leaves each previous file intact.
+//
+// A lazy world (Options.Lazy) is streamed: its transactions and games are
+// made while they are written, and memory stays bounded whatever the
+// world's size. Games are listed newest epoch first but made oldest first,
+// so a lazy world's games pass through a temporary spill file in dir (about
+// the size of the games file), removed however the write ends. The files are
+// byte for byte those of the same world generated in memory.
 func WriteFixtures(ctx context.Context, dir string, w *World, opts WriteOptions) (*Manifest, error) {
 	format := opts.Format
 	if format == "" {
@@ -101,7 +119,7 @@ func WriteFixtures(ctx context.Context, dir string, w *World, opts WriteOptions)
 	if w.Scale == 0 {
 		m.Source, m.Seed = "recorded", nil
 	}
-	total := len(w.Games) + len(w.Snapshots) + len(w.KeyRotations) + len(w.NetworkParameters) + w.TransactionCount()
+	total := w.GameCount() + len(w.Snapshots) + len(w.KeyRotations) + len(w.NetworkParameters) + w.TransactionCount()
 	done := 0
 	for _, listing := range Listings {
 		if err := ctx.Err(); err != nil {
@@ -117,17 +135,12 @@ func WriteFixtures(ctx context.Context, dir string, w *World, opts WriteOptions)
 		}
 		name := listing + "." + f
 		err := writeAtomic(filepath.Join(dir, name), func(out *bufio.Writer) error {
-			if listing == ListingTransactions {
-				return writeTransactions(ctx, out, w, f == FormatNDJSON, func(n int) {
-					if opts.Progress != nil && n%8192 == 0 {
-						opts.Progress(done+n, total)
-					}
-				})
+			rw := &rowWriter{out: out, listing: listing, ndjson: f == FormatNDJSON, onRow: opts.OnRow}
+			if opts.Progress != nil {
+				base := done
+				rw.progress = func(n int) { opts.Progress(base+n, total) }
 			}
-			if f == FormatNDJSON {
-				return writeNDJSON(ctx, out, w, listing)
-			}
-			return writeResponse(ctx, out, w, listing)
+			return w.writeListing(ctx, rw, dir)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("write %s: %w", name, err)
@@ -160,17 +173,19 @@ func WriteFixtures(ctx context.Context, dir string, w *World, opts WriteOptions)
 	return m, nil
 }
 
-// row is one record ready to write: its node JSON and cursor.
+// row is one record ready to write: its node JSON and cursor, and the
+// record itself.
 type row struct {
 	node   []byte
 	cursor string
+	rec    any
 }
 
 // rowCount returns the number of rows of a paged listing.
 func (w *World) rowCount(listing string) int {
 	switch listing {
 	case ListingGames:
-		return len(w.Games)
+		return w.GameCount()
 	case ListingSnapshots:
 		return len(w.Snapshots)
 	case ListingKeyRotations:
@@ -203,14 +218,14 @@ func (w *World) eachRow(listing string, fn func(row) error) error {
 			return x.ID < y.ID
 		}) {
 			g := &w.Games[i]
-			if err := fn(row{node: RecordJSON(g), cursor: g.Cursor()}); err != nil {
+			if err := fn(row{node: RecordJSON(g), cursor: g.Cursor(), rec: g}); err != nil {
 				return err
 			}
 		}
 	case ListingSnapshots:
 		for _, i := range order(len(w.Snapshots), func(a, b int) bool { return w.Snapshots[a].BlockHeight > w.Snapshots[b].BlockHeight }) {
 			s := &w.Snapshots[i]
-			if err := fn(row{node: RecordJSON(s), cursor: s.Cursor()}); err != nil {
+			if err := fn(row{node: RecordJSON(s), cursor: s.Cursor(), rec: s}); err != nil {
 				return err
 			}
 		}
@@ -223,50 +238,19 @@ func (w *World) eachRow(listing string, fn func(row) error) error {
 			return x.NodeID < y.NodeID
 		}) {
 			r := &w.KeyRotations[i]
-			if err := fn(row{node: RecordJSON(r), cursor: r.Cursor()}); err != nil {
+			if err := fn(row{node: RecordJSON(r), cursor: r.Cursor(), rec: r}); err != nil {
 				return err
 			}
 		}
 	case ListingNetworkParameters:
 		for _, i := range order(len(w.NetworkParameters), func(a, b int) bool { return w.NetworkParameters[a].Key < w.NetworkParameters[b].Key }) {
 			p := &w.NetworkParameters[i]
-			if err := fn(row{node: RecordJSON(p), cursor: p.Cursor()}); err != nil {
+			if err := fn(row{node: RecordJSON(p), cursor: p.Cursor(), rec: p}); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// writeTransactions streams the transactions newest first, as a response
-// body or one per line.
-func writeTransactions(ctx context.Context, out *bufio.Writer, w *World, ndjson bool, progress func(int)) error {
-	if !ndjson {
-		out.WriteString("{\"transactions\":[")
-	}
-	n := 0
-	err := w.EachTransaction(ctx, true, func(t *Transaction) error {
-		if !ndjson {
-			if n > 0 {
-				out.WriteByte(',')
-			}
-			out.WriteByte('\n')
-		}
-		out.Write(t.JSON)
-		if ndjson {
-			out.WriteByte('\n')
-		}
-		n++
-		progress(n)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if !ndjson {
-		out.WriteString("\n]}\n")
-	}
-	return out.Flush()
 }
 
 // RecordJSON returns the JSON of a record: its Raw bytes when it was read
@@ -303,45 +287,6 @@ var wrappers = map[string]string{
 	ListingSnapshots:         "coreSnapshots",
 	ListingKeyRotations:      "keyRotations",
 	ListingNetworkParameters: "networkParameters",
-}
-
-func writeResponse(ctx context.Context, out *bufio.Writer, w *World, listing string) error {
-	out.WriteString("{\"" + wrappers[listing] + "\":{\"edges\":[")
-	n := 0
-	var first, last string
-	err := w.eachRow(listing, func(r row) error {
-		if n%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if n > 0 {
-			out.WriteByte(',')
-		} else {
-			first = r.cursor
-		}
-		last = r.cursor
-		n++
-		out.WriteString("\n{\"node\":")
-		out.Write(r.node)
-		_, err := out.WriteString(",\"cursor\":\"" + r.cursor + "\"}")
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(out, "\n],\"pageInfo\":{\"startCursor\":%q,\"endCursor\":%q,\"hasNextPage\":false,\"hasPreviousPage\":false}}}\n", first, last)
-	return err
-}
-
-func writeNDJSON(ctx context.Context, out *bufio.Writer, w *World, listing string) error {
-	n := 0
-	return w.eachRow(listing, func(r row) error {
-		if n%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		n++
-		out.Write(r.node)
-		return out.WriteByte('\n')
-	})
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same

@@ -1,10 +1,12 @@
 package generators
 
 import (
+	"context"
 	"math/big"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // gameDefinition is a recurring reward game: it runs every epoch from start
@@ -29,14 +31,38 @@ func dispatchMetrics() []string {
 	return mustEnum("DispatchMetric")
 }
 
-// makeGames runs the game definitions over the epochs. Individual games draw
-// their players from all parties; team games from the teams' members.
-func (w *World) makeGames(s Sizes) {
+// gamePlan is what making the games of a world again needs: the recurring
+// game definitions with their reward totals held elsewhere (each run of the
+// games starts them from nothing), and a count computed from them.
+type gamePlan struct {
+	// count is the number of games the definitions make: one per epoch
+	// each runs.
+	count int
+	// final holds the definitions with each player's totals after the
+	// latest epoch, made once, when a live chain first asks for them.
+	final     sync.Once
+	finalDefs []*gameDefinition
+}
+
+// gameRun makes a world's games epoch by epoch, oldest first. Every game
+// draws from one stream, in order, and carries its definition's running
+// totals, so a run can only go forwards from the first epoch.
+type gameRun struct {
+	w     *World
+	g     *rng
+	defs  []*gameDefinition // in ID order, totals so far
+	epoch uint64            // the next epoch to make
+}
+
+// newGameRun draws the game definitions from the world's "games" stream and
+// returns a run positioned at the first epoch, with empty totals.
+func (w *World) newGameRun() *gameRun {
 	g := w.stream("games")
 	metrics := dispatchMetrics()
 	epochs := w.LatestEpoch - w.FirstEpoch + 1
-	defs := make([]*gameDefinition, 0, max(s.GameDefinitions, len(metrics)))
-	for i := 0; i < cap(defs); i++ {
+	n := max(SizesFor(w.Scale).GameDefinitions, len(metrics))
+	defs := make([]*gameDefinition, 0, n)
+	for i := 0; i < n; i++ {
 		d := &gameDefinition{
 			id:     g.hex(64),
 			teams:  i%2 == 1,
@@ -61,19 +87,117 @@ func (w *World) makeGames(s Sizes) {
 		defs = append(defs, d)
 	}
 	sort.Slice(defs, func(i, j int) bool { return defs[i].id < defs[j].id })
-	w.gameDefs = defs
-	for e := w.FirstEpoch; e <= w.LatestEpoch; e++ {
-		for _, d := range defs {
-			if e < d.start || e > d.end {
-				continue
+	return &gameRun{w: w, g: g, defs: defs, epoch: w.FirstEpoch}
+}
+
+// done reports whether every epoch has been made.
+func (r *gameRun) done() bool { return r.epoch > r.w.LatestEpoch }
+
+// next appends the games of the next epoch to dst, in ID order, and moves on
+// to the epoch after.
+func (r *gameRun) next(dst []Game) []Game {
+	e := r.epoch
+	for _, d := range r.defs {
+		if e < d.start || e > d.end {
+			continue
+		}
+		if d.teams {
+			dst = append(dst, r.w.teamGame(r.g, d, e))
+		} else {
+			dst = append(dst, r.w.individualGame(r.g, d, e))
+		}
+	}
+	r.epoch++
+	return dst
+}
+
+// count returns the number of games the run makes over all its epochs.
+func (r *gameRun) count() int {
+	n := 0
+	for _, d := range r.defs {
+		n += int(d.end - d.start + 1)
+	}
+	return n
+}
+
+// makeGames runs the game definitions over the epochs. Individual games draw
+// their players from all parties; team games from the teams' members. A lazy
+// world keeps only the count: EachGame makes the games again.
+func (w *World) makeGames(lazy bool) {
+	run := w.newGameRun()
+	w.games = &gamePlan{count: run.count()}
+	if lazy {
+		return
+	}
+	w.Games = make([]Game, 0, w.games.count)
+	for !run.done() {
+		w.Games = run.next(w.Games)
+	}
+	w.gameDefs = run.defs
+}
+
+// GameCount returns the number of games in the world. It is cheap: a lazy
+// world counts them from its game definitions without making them.
+func (w *World) GameCount() int {
+	if w.Games == nil && w.games != nil {
+		return w.games.count
+	}
+	return len(w.Games)
+}
+
+// EachGame calls fn with every game, epoch ascending and, within an epoch,
+// game ID ascending: the order of World.Games. A lazy world makes them again
+// from its seed, one epoch at a time, so its memory is bounded by the
+// largest epoch whatever the world's size; the games are byte for byte those
+// of the same world generated in memory. fn may keep the *Game it is given.
+// EachGame stops at the first error fn returns, or when ctx is done, and
+// returns that error.
+func (w *World) EachGame(ctx context.Context, fn func(*Game) error) error {
+	if w.Games != nil || w.games == nil {
+		for i := range w.Games {
+			if i%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
 			}
-			if d.teams {
-				w.Games = append(w.Games, w.teamGame(g, d, e))
-			} else {
-				w.Games = append(w.Games, w.individualGame(g, d, e))
+			if err := fn(&w.Games[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	run := w.newGameRun()
+	for !run.done() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// A new slice each epoch: fn may keep the games.
+		epoch := run.next(make([]Game, 0, len(run.defs)))
+		for i := range epoch {
+			if err := fn(&epoch[i]); err != nil {
+				return err
 			}
 		}
 	}
+	return nil
+}
+
+// finalGameDefs returns the game definitions with each player's totals
+// after the latest epoch, which a live chain carries on from; nil for a
+// world that was not generated. A lazy world makes all its games once, on
+// the first call, to reach them.
+func (w *World) finalGameDefs() []*gameDefinition {
+	if w.gameDefs != nil || w.games == nil {
+		return w.gameDefs
+	}
+	p := w.games
+	p.final.Do(func() {
+		run := w.newGameRun()
+		var scratch []Game
+		for !run.done() {
+			scratch = run.next(scratch[:0])
+		}
+		p.finalDefs = run.defs
+	})
+	return p.finalDefs
 }
 
 func (w *World) individualGame(g *rng, d *gameDefinition, epoch uint64) Game {

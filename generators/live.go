@@ -68,8 +68,12 @@ type Growth struct {
 }
 
 // Growth returns a Growth that makes the blocks after the world's latest.
+// A lazy world grows exactly as the same world in memory: its first Growth
+// makes the world's games once, one epoch at a time, to reach each player's
+// totals after the latest epoch, and keeps only those.
 func (w *World) Growth() (*Growth, error) {
-	if w.plan == nil || w.gameDefs == nil {
+	defs := w.finalGameDefs()
+	if w.plan == nil || defs == nil {
 		return nil, ErrStatic
 	}
 	sizes := SizesFor(w.Scale)
@@ -97,7 +101,7 @@ func (w *World) Growth() (*Growth, error) {
 		g.nodeIDs = append(g.nodeIDs, n.ID)
 		g.nodeAddresses = append(g.nodeAddresses, n.EthAddress)
 	}
-	for _, d := range w.gameDefs {
+	for _, d := range defs {
 		if d.end == w.LatestEpoch {
 			c := *d
 			c.base, c.totals = d.totals, nil

@@ -22,9 +22,10 @@ type Options struct {
 	// Progress, when set, is called as transactions are made, with the
 	// number done and the total.
 	Progress func(done, total int)
-	// Lazy leaves the transactions out of memory: Transactions stays nil
-	// and EachTransaction makes them again, in parallel, each time it is
-	// called. For worlds too large to hold; the output is the same.
+	// Lazy leaves the transactions and the games out of memory:
+	// Transactions and Games stay nil, and EachTransaction and EachGame
+	// make them again each time they are called. For worlds too large to
+	// hold; the records are the same, byte for byte.
 	Lazy bool
 }
 
@@ -77,6 +78,8 @@ type World struct {
 	Assets  []Asset
 	Markets []Market
 
+	// Games holds the games, oldest epoch first and by ID within an
+	// epoch; it is nil in a lazy world (read them with EachGame).
 	Games             []Game
 	Snapshots         []CoreSnapshot
 	KeyRotations      []EthereumKeyRotation
@@ -88,7 +91,9 @@ type World struct {
 	plan *txPlan // how to make the transactions again
 	// gameDefs are the recurring games, with each player's totals after
 	// the latest epoch; a live chain carries on the ones still running.
+	// Nil in a lazy world until finalGameDefs makes them.
 	gameDefs []*gameDefinition
+	games    *gamePlan // how to make the games again; nil unless generated
 }
 
 // Team is a team of parties.
@@ -160,7 +165,7 @@ func Generate(opts Options) (*World, error) {
 	w.makeSnapshots(sizes)
 	w.makeKeyRotations(sizes)
 	w.makeNetworkParameters()
-	w.makeGames(sizes)
+	w.makeGames(opts.Lazy)
 	if err := w.makeTransactions(sizes, opts); err != nil {
 		return nil, err
 	}

@@ -193,9 +193,7 @@ func loadIndex(path string, m *generators.Manifest, files map[string][]byte, sou
 
 // finish sets what a store built from fixtures derives from its rows.
 func (s *Store) finish() {
-	if n := len(s.gameKeys); n > 0 {
-		s.firstEpoch, s.latestEpoch = s.gameKeys[0].Epoch, s.gameKeys[n-1].Epoch
-	}
+	s.gameEpochs()
 	s.setBlockHeaders()
 	s.base = s.mark()
 }

@@ -123,7 +123,7 @@ func NewStore(w *generators.World) (*Store, error) {
 	s := newStore(w.Seed, w.Scale)
 	s.firstEpoch, s.latestEpoch = w.FirstEpoch, w.LatestEpoch
 	s.latestBlock, s.latestBlockTime = w.LatestBlock, w.LatestBlockTime
-	err := s.addGames(w.Games)
+	err := s.addGames(w)
 	if err == nil {
 		err = s.addSnapshots(w.Snapshots)
 	}
@@ -179,7 +179,11 @@ func (s *Store) intern(id string) string {
 	return id
 }
 
-func (s *Store) addGames(games []generators.Game) error {
+func (s *Store) addGames(w *generators.World) error {
+	if w.Games == nil {
+		return s.streamGames(w)
+	}
+	games := w.Games
 	idx := make([]int, len(games))
 	for i := range idx {
 		idx[i] = i
@@ -192,19 +196,68 @@ func (s *Store) addGames(games []generators.Game) error {
 	})
 	s.games.grow(len(games))
 	for _, i := range idx {
-		g := &games[i]
-		if n := len(s.gameKeys); n > 0 && s.gameKeys[n-1] == (generators.GameKey{Epoch: g.Epoch, ID: g.ID}) {
-			return fmt.Errorf("two games with epoch %d and ID %s", g.Epoch, g.ID)
-		}
-		if err := s.appendGame(g); err != nil {
+		if err := s.addGame(&games[i]); err != nil {
 			return err
 		}
 	}
-	// The latest epoch is the newest epoch in the data (DESIGN.md).
+	s.gameEpochs()
+	return nil
+}
+
+// streamGames adds a lazy world's games as it makes them, epoch by epoch
+// (EachGame gives them epoch ascending), so that they are never all held
+// as records.
+func (s *Store) streamGames(w *generators.World) error {
+	s.games.grow(w.GameCount())
+	var epoch []generators.Game
+	flush := func() error {
+		sort.SliceStable(epoch, func(i, j int) bool {
+			return gameLess(generators.GameKey{Epoch: epoch[i].Epoch, ID: epoch[i].ID}, generators.GameKey{Epoch: epoch[j].Epoch, ID: epoch[j].ID})
+		})
+		for i := range epoch {
+			if err := s.addGame(&epoch[i]); err != nil {
+				return err
+			}
+		}
+		epoch = epoch[:0]
+		return nil
+	}
+	err := w.EachGame(context.Background(), func(g *generators.Game) error {
+		if n := len(epoch); n > 0 && g.Epoch != epoch[n-1].Epoch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		epoch = append(epoch, *g)
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return fmt.Errorf("games: %w", err)
+	}
+	s.gameEpochs()
+	return nil
+}
+
+// addGame adds a game that sorts after every game of the store.
+func (s *Store) addGame(g *generators.Game) error {
+	if n := len(s.gameKeys); n > 0 && !gameLess(s.gameKeys[n-1], generators.GameKey{Epoch: g.Epoch, ID: g.ID}) {
+		if s.gameKeys[n-1] == (generators.GameKey{Epoch: g.Epoch, ID: g.ID}) {
+			return fmt.Errorf("two games with epoch %d and ID %s", g.Epoch, g.ID)
+		}
+		return fmt.Errorf("game %s of epoch %d comes after epoch %d", g.ID, g.Epoch, s.gameKeys[n-1].Epoch)
+	}
+	return s.appendGame(g)
+}
+
+// gameEpochs sets the epochs from the games: the latest epoch is the
+// newest epoch in the data (DESIGN.md).
+func (s *Store) gameEpochs() {
 	if n := len(s.gameKeys); n > 0 {
 		s.firstEpoch, s.latestEpoch = s.gameKeys[0].Epoch, s.gameKeys[n-1].Epoch
 	}
-	return nil
 }
 
 // gameLess is the base order of games: epoch ascending, ID descending, so
