@@ -177,6 +177,10 @@ func (w *World) EachGame(ctx context.Context, fn func(*Game) error) error {
 			}
 		}
 	}
+	// The run reached the latest epoch: its totals are the ones a live
+	// chain carries on from, which finalGameDefs need not make again.
+	p := w.games
+	p.final.Do(func() { p.finalDefs = run.defs })
 	return nil
 }
 

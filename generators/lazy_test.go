@@ -162,6 +162,32 @@ func TestLazyWorldGrowsAsTheInMemoryWorld(t *testing.T) {
 			if d := blocksDigest(nextBlocks(t, gl2, n)); d != blocksDigest(be) {
 				t.Fatalf("a second Growth of the lazy world differs: %s", d)
 			}
+			// A lazy world whose games were all made by EachGame (as the
+			// mock's store does) grows from the totals that run reached.
+			_, walked := lazyPair(t, tc.seed, tc.scale)
+			if err := walked.EachGame(context.Background(), func(*Game) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			gw, err := walked.Growth()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := blocksDigest(nextBlocks(t, gw, n)); d != blocksDigest(be) {
+				t.Fatalf("Growth after EachGame differs: %s", d)
+			}
+			// An EachGame stopped early leaves nothing behind.
+			_, cut := lazyPair(t, tc.seed, tc.scale)
+			stop := errors.New("stop")
+			if err := cut.EachGame(context.Background(), func(*Game) error { return stop }); err != stop {
+				t.Fatalf("EachGame returned %v, want the error fn gave", err)
+			}
+			gc, err := cut.Growth()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := blocksDigest(nextBlocks(t, gc, n)); d != blocksDigest(be) {
+				t.Fatalf("Growth after a stopped EachGame differs: %s", d)
+			}
 		})
 	}
 }
