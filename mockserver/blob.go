@@ -24,7 +24,7 @@ type chunk struct {
 }
 
 const (
-	locShift  = 40 // offsets below 1 TiB
+	locShift     = 40 // offsets below 1 TiB
 	chunkSize    = 64 << 20
 	minChunkSize = 1 << 20
 )

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/mockserver"
 )
 
 func runGenerate(ctx context.Context, e *env, args []string) int {
@@ -41,8 +42,23 @@ func runGenerate(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	bar := newProgressBar(e.stderr, "writing", *quiet)
-	m, err := generators.WriteFixtures(ctx, *out, w, generators.WriteOptions{Format: *format, Progress: bar.update})
+	// The index harness serve --data reads the files by is built from the
+	// records as they are written.
+	index := mockserver.NewIndexBuilder()
+	var indexErr error
+	onRow := func(listing string, offset int64, length int, rec any) {
+		if indexErr == nil {
+			indexErr = index.Add(listing, offset, length, rec)
+		}
+	}
+	m, err := generators.WriteFixtures(ctx, *out, w, generators.WriteOptions{Format: *format, Progress: bar.update, OnRow: onRow})
 	bar.finish()
+	if err == nil {
+		err = indexErr
+	}
+	if err == nil {
+		err = mockserver.BuildIndex(*out, index)
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintln(e.stderr, "harness generate: interrupted; files already in place are complete, the rest untouched")
@@ -55,5 +71,6 @@ func runGenerate(ctx context.Context, e *env, args []string) int {
 	for _, l := range generators.Listings {
 		fmt.Fprintf(e.stdout, "  %-24s %9d rows\n", m.Listings[l].File, m.Listings[l].Count)
 	}
+	fmt.Fprintf(e.stdout, "  %-24s (for harness serve --data)\n", mockserver.IndexFile)
 	return exitOK
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chaindata/harness/mockserver"
 )
 
 func TestGenerateWritesFixturesDeterministically(t *testing.T) {
@@ -23,10 +25,23 @@ func TestGenerateWritesFixturesDeterministically(t *testing.T) {
 		}
 	}
 	entries, err := os.ReadDir(a)
-	if err != nil || len(entries) != 6 {
-		t.Fatalf("%d files written, want 6 (%v)", len(entries), err)
+	if err != nil || len(entries) != 7 {
+		t.Fatalf("%d files written, want 6 and the index (%v)", len(entries), err)
+	}
+	// The index names the files' times, so it differs between runs; it
+	// must be there and up to date.
+	st, info, err := mockserver.OpenFixtures(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if info.Rebuilt != "" {
+		t.Errorf("serving the fixtures rebuilt the index generate wrote: %s", info.Rebuilt)
 	}
 	for _, e := range entries {
+		if e.Name() == mockserver.IndexFile {
+			continue
+		}
 		x, _ := os.ReadFile(filepath.Join(a, e.Name()))
 		y, _ := os.ReadFile(filepath.Join(b, e.Name()))
 		if !bytes.Equal(x, y) {

@@ -14,6 +14,7 @@ import (
 	"github.com/chaindata/harness/conformance"
 	"github.com/chaindata/harness/generators"
 	"github.com/chaindata/harness/generators/record"
+	"github.com/chaindata/harness/mockserver"
 )
 
 // recordArgs is what the command line and the environment ask of
@@ -116,6 +117,11 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "harness record: %v\n(run the same command again to continue from the last page recorded)\n", err)
 		}
 		return exitFailure
+	}
+	// The index harness serve --data reads the files by; serve builds it
+	// again if it is missing, so failing to write it is only a warning.
+	if err := mockserver.BuildIndex(rep.Out, nil); err != nil {
+		fmt.Fprintf(e.stderr, "harness record: warning: the fixtures are complete but not indexed (harness serve --data will index them): %v\n", err)
 	}
 	total := rep.ViolationCount + rep.EarlierViolations
 	fmt.Fprintf(e.stdout, "recorded %s into %s in %v (%d requests)\n", rep.Source, rep.Out, time.Since(start).Round(time.Millisecond), rep.Requests)

@@ -63,6 +63,14 @@ func TestRecordReplayConforms(t *testing.T) {
 			t.Errorf("the summary does not list %s:\n%s", l, stdout)
 		}
 	}
+	st, info, err := mockserver.OpenFixtures(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if info.Rebuilt != "" {
+		t.Errorf("record did not leave an up-to-date index: serving rebuilt it (%s)", info.Rebuilt)
+	}
 	replayURL, stopReplay := startServe(t, "--data", out)
 	defer stopReplay()
 	for _, q := range []string{
