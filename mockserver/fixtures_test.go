@@ -365,3 +365,25 @@ func TestOpenFixturesErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCursorAppendersMatchTheGenerators checks the cursors a page of nodes
+// is given are the generators' own, for ordinary and extreme keys.
+func TestCursorAppendersMatchTheGenerators(t *testing.T) {
+	ids := []string{"", "a", strings.Repeat("f", 64), strings.Repeat("x", 200), `q"uote`, "ünï"}
+	for _, n := range []uint64{0, 1, 99, 1 << 40, 1<<64 - 1} {
+		for _, id := range ids {
+			gk := generators.GameKey{Epoch: n, ID: id}
+			if got := string(appendGameCursor([]byte("x"), gk)); got != "x"+gk.Cursor() {
+				t.Errorf("game %v: %q, want %q", gk, got, "x"+gk.Cursor())
+			}
+			rk := generators.RotationKey{BlockHeight: n, NodeID: id}
+			if got := string(appendRotationCursor(nil, rk)); got != rk.Cursor() {
+				t.Errorf("rotation %v: %q, want %q", rk, got, rk.Cursor())
+			}
+		}
+		sk := generators.SnapshotKey{BlockHeight: n}
+		if got := string(appendSnapshotCursor(nil, sk)); got != sk.Cursor() {
+			t.Errorf("snapshot %v: %q, want %q", sk, got, sk.Cursor())
+		}
+	}
+}

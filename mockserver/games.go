@@ -163,5 +163,5 @@ func (s *Server) gamesPage(st *Store, r *http.Request, b []byte) ([]byte, *apiEr
 	if err != nil {
 		return b, err
 	}
-	return writePage(b, "games", v, &st.games, func(i int) string { return keys[i].Cursor() }, start, end), nil
+	return writePage(b, "games", v, &st.games, func(b []byte, i int) []byte { return appendGameCursor(b, keys[i]) }, start, end), nil
 }

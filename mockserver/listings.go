@@ -24,7 +24,7 @@ func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "coreSnapshots", v, &st.snapshots, func(i int) string { return st.snapshotKeys[i].Cursor() }, start, end), nil
+		return writePage(b, "coreSnapshots", v, &st.snapshots, func(b []byte, i int) []byte { return appendSnapshotCursor(b, st.snapshotKeys[i]) }, start, end), nil
 	})
 }
 
@@ -57,7 +57,7 @@ func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "keyRotations", v, &st.rotations, func(i int) string { return st.rotKeys[i].Cursor() }, start, end), nil
+		return writePage(b, "keyRotations", v, &st.rotations, func(b []byte, i int) []byte { return appendRotationCursor(b, st.rotKeys[i]) }, start, end), nil
 	})
 }
 
@@ -79,8 +79,8 @@ func (s *Server) listNetworkParameters(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "networkParameters", v, &st.params, func(i int) string {
-			return generators.ParameterKey{Key: st.paramKeys[i]}.Cursor()
+		return writePage(b, "networkParameters", v, &st.params, func(b []byte, i int) []byte {
+			return append(b, generators.ParameterKey{Key: st.paramKeys[i]}.Cursor()...)
 		}, start, end), nil
 	})
 }

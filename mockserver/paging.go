@@ -260,8 +260,8 @@ func (s *Server) page(p pageRequest, v view, decode func(string) (cmpFunc, error
 }
 
 // writePage appends a paged listing's body for positions [start, end);
-// cursor makes a row's cursor when the rows are nodes alone.
-func writePage(b []byte, wrapper string, v view, rows *pagedRows, cursor func(int) string, start, end int) []byte {
+// cursor appends a row's cursor when the rows are nodes alone.
+func writePage(b []byte, wrapper string, v view, rows *pagedRows, cursor func([]byte, int) []byte, start, end int) []byte {
 	b = append(b, `{"`...)
 	b = append(b, wrapper...)
 	b = append(b, `":{"edges":[`...)

@@ -70,16 +70,16 @@ type pagedRows struct {
 	nodes bool
 }
 
-// appendEdge appends row i's edge; cursor makes its cursor when the rows
+// appendEdge appends row i's edge; cursor appends its cursor when the rows
 // are nodes.
-func (r *pagedRows) appendEdge(b []byte, i int, cursor func(int) string) []byte {
+func (r *pagedRows) appendEdge(b []byte, i int, cursor func([]byte, int) []byte) []byte {
 	if !r.nodes {
 		return append(b, r.get(i)...)
 	}
 	b = append(b, `{"node":`...)
 	b = append(b, r.get(i)...)
 	b = append(b, `,"cursor":"`...)
-	b = append(b, cursor(i)...)
+	b = cursor(b, i)
 	return append(b, `"}`...)
 }
 
@@ -87,9 +87,9 @@ func (r *pagedRows) appendEdge(b []byte, i int, cursor func(int) string) []byte 
 var edgeCursorMark = []byte(`,"cursor":"`)
 
 // appendCursor appends row i's cursor.
-func (r *pagedRows) appendCursor(b []byte, i int, cursor func(int) string) []byte {
+func (r *pagedRows) appendCursor(b []byte, i int, cursor func([]byte, int) []byte) []byte {
 	if r.nodes {
-		return append(b, cursor(i)...)
+		return cursor(b, i)
 	}
 	e := r.get(i)
 	c := e[bytes.LastIndex(e, edgeCursorMark)+len(edgeCursorMark) : len(e)-2]

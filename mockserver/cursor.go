@@ -1,0 +1,40 @@
+package mockserver
+
+import (
+	"encoding/base64"
+	"strconv"
+
+	"github.com/chaindata/harness/generators"
+)
+
+// Cursors made as a page is written, for rows served from fixture files
+// (which hold nodes, not edges): the same bytes as the generators' Cursor
+// methods, appended without allocating.
+
+func appendGameCursor(b []byte, k generators.GameKey) []byte {
+	var buf [160]byte
+	j := append(buf[:0], `{"epoch":"`...)
+	j = strconv.AppendUint(j, k.Epoch, 10)
+	j = append(j, `","id":"`...)
+	j = append(j, k.ID...)
+	j = append(j, `"}`...)
+	return base64.StdEncoding.AppendEncode(b, j)
+}
+
+func appendSnapshotCursor(b []byte, k generators.SnapshotKey) []byte {
+	var buf [64]byte
+	j := append(buf[:0], `{"blockHeight":"`...)
+	j = strconv.AppendUint(j, k.BlockHeight, 10)
+	j = append(j, `"}`...)
+	return base64.StdEncoding.AppendEncode(b, j)
+}
+
+func appendRotationCursor(b []byte, k generators.RotationKey) []byte {
+	var buf [160]byte
+	j := append(buf[:0], `{"blockHeight":"`...)
+	j = strconv.AppendUint(j, k.BlockHeight, 10)
+	j = append(j, `","nodeId":"`...)
+	j = append(j, k.NodeID...)
+	j = append(j, `"}`...)
+	return base64.StdEncoding.AppendEncode(b, j)
+}
