@@ -17,6 +17,14 @@ VEGETA        ?= $(GO) run github.com/tsenart/vegeta/v12@v12.13.0
 GEN_SCALE ?= 100
 GNU_TIME  ?= /usr/bin/time
 
+# bench-store serves a generated world of STORE_SCALE from memory (100: a
+# million transactions); bench-data writes DATA_SCALE as NDJSON (1000: ten
+# million transactions, about 17 GB) into DATA_WORK (default: a temporary
+# directory, removed after) and serves it from disk.
+STORE_SCALE ?= 100
+DATA_SCALE  ?= 1000
+DATA_WORK   ?=
+
 # MACHINE prints the machine a figure is measured on: its cores, its load
 # (1, 5 and 15 minutes: other work competes for the cores), the Go version
 # and the time. Every measuring target prints it before and after.
@@ -35,7 +43,7 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build test lint bench bench-generate bench-mock bench-proxy bench-schemas bench-cli fuzz load report-screenshot check-export clean
+.PHONY: all build test lint bench bench-generate bench-store bench-data bench-mock bench-proxy bench-schemas bench-cli fuzz load report-screenshot check-export clean
 
 all: build
 
@@ -73,6 +81,35 @@ bench-generate: build
 	$(GNU_TIME) -f "harness generate --scale $(GEN_SCALE): %e s wall, %M KiB peak RSS" \
 		$(BIN) generate --scale $(GEN_SCALE) --format ndjson --quiet --out $$out/world; \
 	echo "on disk: $$(du -sh $$out/world | cut -f1)"
+	@$(MACHINE)
+
+## bench-store: harness serve --scale STORE_SCALE from memory: the time
+## until it serves and its peak memory (GNU time); its pages at three
+## depths and its rate against a bare handler are bench-mock's
+bench-store: build
+	@$(MACHINE)
+	@set -e; work=$$(mktemp -d); trap 'pkill -INT -P $$pid 2>/dev/null || true; rm -rf $$work' EXIT; \
+	$(GNU_TIME) -f "harness serve --scale $(STORE_SCALE): %M KiB peak RSS" -o $$work/time \
+		$(BIN) serve --addr 127.0.0.1:0 --scale $(STORE_SCALE) --log-format none > $$work/out 2>&1 & pid=$$!; \
+	for i in $$(seq 1 2400); do grep -q 'ready in' $$work/out && break; sleep 0.25; done; \
+	grep 'ready in' $$work/out; pkill -INT -P $$pid; wait $$pid || true; cat $$work/time
+	@$(MACHINE)
+
+## bench-data: DATA_SCALE generated as NDJSON (wall time, peak memory, size
+## on disk), served from disk with the index generate saved (time until it
+## serves, anonymous memory once it serves), and a 100-row page at three
+## depths of each listing read from the files. Heavy (minutes, 17 GB of
+## disk at scale 1000): not run by CI
+bench-data: build
+	@$(MACHINE)
+	@set -e; work=$${DATA_WORK:-$$(mktemp -d)}; mkdir -p $$work; trap 'pkill -INT -f "serve --data $$work/world" 2>/dev/null || true; [ -n "$(DATA_WORK)" ] || rm -rf $$work' EXIT; \
+	$(GNU_TIME) -f "harness generate --scale $(DATA_SCALE) --format ndjson: %e s wall, %M KiB peak RSS" \
+		$(BIN) generate --scale $(DATA_SCALE) --format ndjson --quiet --out $$work/world; \
+	echo "on disk: $$(du -sh $$work/world | cut -f1)"; \
+	$(BIN) serve --data $$work/world --addr 127.0.0.1:0 --log-format none > $$work/serve.out 2>&1 & pid=$$!; \
+	for i in $$(seq 1 2400); do grep -q 'ready in' $$work/serve.out && break; sleep 0.25; done; \
+	grep 'ready in' $$work/serve.out; grep -E 'RssAnon|RssFile' /proc/$$pid/status; kill -INT $$pid; wait $$pid || true; \
+	HARNESS_BENCH_DATA=$$work/world $(GO) test -run '^$$' -bench 'FixturePageAtDepth' -benchmem -timeout 60m ./mockserver
 	@$(MACHINE)
 
 ## bench-mock: a 100-row page at the start, middle and end of each listing
