@@ -96,8 +96,12 @@ func (r *pagedRows) appendCursor(b []byte, i int, cursor func([]byte, int) []byt
 	return append(b, c...)
 }
 
-// addEdge adds a row holding the edge of a node and its cursor.
+// addEdge adds a row for a node and its cursor: the whole edge, or the
+// node alone when the rows are nodes.
 func (r *pagedRows) addEdge(node []byte, cursor string) error {
+	if r.nodes {
+		return r.add(node)
+	}
 	b := make([]byte, 0, len(node)+len(cursor)+22)
 	b = append(b, `{"node":`...)
 	b = append(b, node...)

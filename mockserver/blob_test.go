@@ -1,0 +1,309 @@
+package mockserver
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chaindata/harness/generators"
+)
+
+// row returns the test bytes of row i: sizes that fill chunks unevenly,
+// some larger than a whole chunk.
+func testRow(i int) []byte {
+	n := []int{1, 700 << 10, 3, 2<<20 + 5, 90, 1 << 20}[i%6]
+	return bytes.Repeat([]byte{byte('a' + i%26)}, n)
+}
+
+func checkRows(t *testing.T, b *blob, n int) {
+	t.Helper()
+	if b.len() != n {
+		t.Fatalf("%d rows, want %d", b.len(), n)
+	}
+	var total int64
+	for i := 0; i < n; i++ {
+		if got := b.get(i); !bytes.Equal(got, testRow(i)) {
+			t.Fatalf("row %d: %d bytes %.10q, want %d bytes %.10q", i, len(got), got, len(testRow(i)), testRow(i))
+		}
+		total += int64(len(testRow(i)))
+	}
+	if b.bytes() != total {
+		t.Errorf("bytes() %d, want %d", b.bytes(), total)
+	}
+}
+
+// TestBlobKeepsRowsAcrossChunks adds rows of mixed sizes (chunks fill and
+// new ones are taken, a row too large for a chunk gets its own), cuts the
+// blob back at every kind of boundary and adds again.
+func TestBlobKeepsRowsAcrossChunks(t *testing.T) {
+	var b blob
+	defer b.release()
+	b.grow(4)
+	for i := 0; i < 20; i++ {
+		if err := b.add(testRow(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkRows(t, &b, 20)
+	if len(b.chunks) < 3 {
+		t.Fatalf("%d chunks for 20 rows of up to 2 MiB: the test does not cross chunks", len(b.chunks))
+	}
+	for _, cut := range []int{17, 12, 7, 1} {
+		b.truncate(cut)
+		checkRows(t, &b, cut)
+		last := int(b.loc[cut-1] >> locShift)
+		if len(b.chunks) != last+1 {
+			t.Errorf("cut to %d rows: %d chunks kept, want %d (the last row's)", cut, len(b.chunks), last+1)
+		}
+		for i := cut; i < 20; i++ {
+			if err := b.add(testRow(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		checkRows(t, &b, 20)
+	}
+	b.truncate(25) // beyond the end: nothing to do
+	checkRows(t, &b, 20)
+	b.release()
+	if b.len() != 0 || len(b.chunks) != 0 {
+		t.Errorf("after release: %d rows, %d chunks", b.len(), len(b.chunks))
+	}
+	if err := b.add(testRow(0)); err != nil {
+		t.Fatal(err)
+	}
+	checkRows(t, &b, 1)
+}
+
+// TestBlobChunksGrow checks chunk sizes double from the smallest, so a
+// small store takes little and a large one few chunks.
+func TestBlobChunksGrow(t *testing.T) {
+	var b blob
+	defer b.release()
+	row := make([]byte, 100<<10)
+	for i := 0; i < 200; i++ { // 20 MB
+		if err := b.add(row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []int{1 << 20, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20}
+	for i, c := range b.chunks {
+		if i < len(want) && len(c.data) != want[i] {
+			t.Errorf("chunk %d: %d bytes, want %d", i, len(c.data), want[i])
+		}
+	}
+	if len(b.chunks) != len(want) {
+		t.Errorf("%d chunks, want %d", len(b.chunks), len(want))
+	}
+}
+
+// TestFixtureStoreGrowsAndResets appends the same blocks to a store served
+// from fixture files and to one built in memory, compares their answers,
+// then resets both.
+func TestFixtureStoreGrowsAndResets(t *testing.T) {
+	w, err := generators.Generate(generators.Options{Seed: 3, Scale: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeFixtures(t, w, generators.FormatNDJSON)
+	disk, _ := openFixtures(t, dir)
+	mem, err := NewStore(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	g, err := w.Growth()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := g.BlocksForEpochs(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		blk, err := g.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := disk.Append(blk); err != nil {
+			t.Fatal(err)
+		}
+		if err := mem.Append(blk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compare := func(stage string) {
+		t.Helper()
+		cfg := Config{DefaultPageSize: 25, MaxPageSize: 100, TxDefaultPageSize: 25, TxMaxPageSize: 100}
+		hm, hd := New(cfg, mem), New(cfg, disk)
+		for _, q := range []string{
+			"/api/v2/games", "/api/v2/games?pagination.last=3&pagination.newestFirst=false",
+			"/api/v2/snapshots?pagination.first=5", "/api/v2/core/keys/ethereum/rotations?pagination.first=5",
+			"/transactions?first=40", "/transactions?last=5",
+		} {
+			if a, b := ask(hm, q), ask(hd, q); a != b {
+				t.Fatalf("%s: GET %s\nfrom memory: %d %s %.300s\nfrom disk:   %d %s %.300s", stage, q, a.status, a.height, a.body, b.status, b.height, b.body)
+			}
+		}
+	}
+	if disk.Counts()[generators.ListingGames] == len(w.Games) {
+		t.Fatal("two epochs of blocks added no game: the test proves nothing")
+	}
+	compare("grown")
+	disk.Reset()
+	mem.Reset()
+	if got := disk.Counts()[generators.ListingTransactions]; got != w.TransactionCount() {
+		t.Errorf("reset: %d transactions, want %d", got, w.TransactionCount())
+	}
+	compare("reset")
+}
+
+// tamperIndex writes dir's index after tamper changed the sorted builder.
+func tamperIndex(t *testing.T, dir string, tamper func(b *IndexBuilder)) {
+	t.Helper()
+	m, err := readManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, sources, err := mapListings(dir, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, f := range files {
+			unmapFile(f)
+		}
+	}()
+	b := NewIndexBuilder()
+	if err := indexFiles(b, m, files); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.sort(); err != nil {
+		t.Fatal(err)
+	}
+	tamper(b)
+	var buf bytes.Buffer
+	if err := writeIndex(&buf, b, sources); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, IndexFile), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDamagedIndexIsRebuilt writes indexes that lie about their files and
+// wants each lie found, named, and the index rebuilt.
+func TestDamagedIndexIsRebuilt(t *testing.T) {
+	w := genWorld(t)
+	cases := []struct {
+		name   string
+		tamper func(b *IndexBuilder)
+		want   string
+	}{
+		{"row outside its file", func(b *IndexBuilder) { b.txs[3].off = 1 << 38 }, "outside its file"},
+		{"row running past its file", func(b *IndexBuilder) {
+			last := 0
+			for i, s := range b.snapshots {
+				if s.off > b.snapshots[last].off {
+					last = i
+				}
+			}
+			b.snapshots[last].n += 2 // past the newline ending the file
+		}, "outside its file"},
+		{"games out of order", func(b *IndexBuilder) { b.games[1], b.games[2] = b.games[2], b.games[1] }, "games out of order"},
+		{"snapshots out of order", func(b *IndexBuilder) { b.snapshots[4].height = b.snapshots[3].height }, "snapshots out of order"},
+		{"rotations out of order", func(b *IndexBuilder) { b.rotations[0], b.rotations[1] = b.rotations[1], b.rotations[0] }, "key rotations out of order"},
+		{"parameters out of order", func(b *IndexBuilder) { b.params[7].key = b.params[6].key }, "network parameters out of order"},
+		{"transactions out of order", func(b *IndexBuilder) { b.txs[9].key = b.txs[8].key }, "transactions out of order"},
+		{"another game", func(b *IndexBuilder) { b.games[0].teams = !b.games[0].teams }, "not the indexed game"},
+		{"another snapshot", func(b *IndexBuilder) { b.snapshots[0].height-- }, "not the indexed snapshot"},
+		{"another rotation", func(b *IndexBuilder) { b.rotations[0].key.BlockHeight-- }, "not the indexed key rotation"},
+		{"another parameter", func(b *IndexBuilder) { b.params[0].key = "" }, "not the indexed network parameter"},
+		{"another transaction", func(b *IndexBuilder) { b.txs[0].typ = b.name("Nope") }, "not the indexed transaction"},
+		{"another row's bytes", func(b *IndexBuilder) { b.txs[len(b.txs)-1].place = b.txs[0].place }, "not the indexed transaction"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFixtures(t, w, generators.FormatNDJSON)
+			tamperIndex(t, dir, tc.tamper)
+			st, info := openFixtures(t, dir)
+			if !strings.Contains(info.Rebuilt, tc.want) {
+				t.Errorf("rebuilt %q, want it to say %q", info.Rebuilt, tc.want)
+			}
+			if got := st.Counts()[generators.ListingTransactions]; got != w.TransactionCount() {
+				t.Errorf("%d transactions after the rebuild, want %d", got, w.TransactionCount())
+			}
+		})
+	}
+}
+
+// TestIndexBuilderRefuses checks rows the builder cannot take.
+func TestIndexBuilderRefuses(t *testing.T) {
+	g := &generators.Game{Epoch: 1, ID: "g"}
+	cases := []struct {
+		listing string
+		offset  int64
+		length  int
+		rec     any
+		want    string
+	}{
+		{generators.ListingSnapshots, 0, 10, g, "is not a row of snapshots"},
+		{generators.ListingGames, 0, 10, "text", "is not a row of games"},
+		{generators.ListingGames, -1, 10, g, "out of range"},
+		{generators.ListingGames, 1 << locShift, 10, g, "out of range"},
+		{generators.ListingGames, 0, -1, g, "out of range"},
+		{generators.ListingGames, 0, 1 << 32, g, "out of range"},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s %d %d %T", tc.listing, tc.offset, tc.length, tc.rec), func(t *testing.T) {
+			err := NewIndexBuilder().Add(tc.listing, tc.offset, tc.length, tc.rec)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Add: %v, want an error saying %q", err, tc.want)
+			}
+		})
+	}
+	b := NewIndexBuilder()
+	for _, off := range []int64{0, 1<<locShift - 1} {
+		if err := b.Add(generators.ListingGames, off, 1<<32-1, &generators.Game{Epoch: uint64(off), ID: "g"}); err != nil {
+			t.Errorf("Add at the limits: %v", err)
+		}
+	}
+}
+
+// TestBuildIndexFromWrittenRecords checks the index harness generate
+// saves, from the records as they are written, serves like the one read
+// from the files.
+func TestBuildIndexFromWrittenRecords(t *testing.T) {
+	w, err := generators.Generate(generators.Options{Seed: 5, Scale: 0.05, Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	b := NewIndexBuilder()
+	var addErr error
+	_, err = generators.WriteFixtures(context.Background(), dir, w, generators.WriteOptions{
+		Format: generators.FormatAuto,
+		OnRow: func(l string, off int64, n int, rec any) {
+			if addErr == nil {
+				addErr = b.Add(l, off, n, rec)
+			}
+		},
+	})
+	if err != nil || addErr != nil {
+		t.Fatal(err, addErr)
+	}
+	if err := BuildIndex(dir, b); err != nil {
+		t.Fatal(err)
+	}
+	written, _ := os.ReadFile(filepath.Join(dir, IndexFile))
+	if err := BuildIndex(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	read, _ := os.ReadFile(filepath.Join(dir, IndexFile))
+	if !bytes.Equal(written, read) {
+		t.Errorf("the index from the written records (%d bytes) is not the one read from the files (%d bytes)", len(written), len(read))
+	}
+}
