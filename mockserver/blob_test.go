@@ -307,3 +307,54 @@ func TestBuildIndexFromWrittenRecords(t *testing.T) {
 		t.Errorf("the index from the written records (%d bytes) is not the one read from the files (%d bytes)", len(written), len(read))
 	}
 }
+
+// TestBlobFillsChunksExactly checks a row that fits the space left in a
+// chunk, to the byte, goes there, and the next one to a new chunk; and that
+// each chunk is filled before another is taken.
+func TestBlobFillsChunksExactly(t *testing.T) {
+	var b blob
+	defer b.release()
+	for _, n := range []int{minChunkSize - 10, 10, 1} {
+		if err := b.add(make([]byte, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := []uint64{b.loc[0] >> locShift, b.loc[1] >> locShift, b.loc[2] >> locShift}; got[0] != 0 || got[1] != 0 || got[2] != 1 {
+		t.Errorf("chunks of the rows: %v, want [0 0 1]", got)
+	}
+	var c blob
+	defer c.release()
+	row := make([]byte, 100<<10)
+	for i := 0; i < 40; i++ {
+		if err := c.add(row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 40; i++ {
+		chunk := int(c.loc[i] >> locShift)
+		if per := minChunkSize / len(row); chunk == 0 && i >= per || chunk > 0 && i < per {
+			t.Fatalf("row %d in chunk %d: a chunk of %d bytes holds %d rows of %d", i, chunk, minChunkSize, per, len(row))
+		}
+	}
+}
+
+// TestBlobGrowReservesRows checks grow makes room once for the rows asked
+// and leaves tables with room alone.
+func TestBlobGrowReservesRows(t *testing.T) {
+	var b blob
+	defer b.release()
+	b.add([]byte("x"))
+	b.grow(100)
+	if free := cap(b.n) - len(b.n); free < 100 || cap(b.loc)-len(b.loc) < 100 {
+		t.Fatalf("grow(100): room for %d rows", free)
+	}
+	if !bytes.Equal(b.get(0), []byte("x")) {
+		t.Fatal("grow lost a row")
+	}
+	before := &b.n[:1][0]
+	b.grow(100)
+	b.grow(99)
+	if &b.n[:1][0] != before {
+		t.Error("grow reallocated tables that had room")
+	}
+}
