@@ -253,6 +253,7 @@ func (w *World) eachPlanned(ctx context.Context, newestFirst bool, fn func(*Tran
 // makeTransaction builds transaction i into t. Its content depends only on
 // the world, i and, for the coverage prelude, the transactions before it.
 func (w *World) makeTransaction(c *genContext, command *schemas.Node, at placement, i int, t *Transaction) error {
+	c.arena.reset() // the previous transaction's values are encoded
 	c.g.reseed(deriveSeed(w.Seed, "tx", uint64(i)))
 	c.now = w.BlockTime(at.block)
 	g := c.g

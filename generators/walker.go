@@ -24,13 +24,105 @@ type genContext struct {
 	now      time.Time
 	depth    int
 	patterns map[string]*regexp.Regexp
-	groups   map[*schemas.Node][]string // memo of ExclusiveGroup
-	scratch  []byte                     // reused to encode a transaction
+	objects  map[*schemas.Node]*objectPlan // memo of what an object node needs
+	commons  map[*schemas.Node][]any       // memo of an enum's common values
+	scratch  []byte                        // reused to encode a transaction
+	// building holds, per object being built (innermost last), the
+	// fields made so far; the finished object's fields are copied into
+	// the arena at their final size.
+	building [][]field
+	arena    arena
 }
 
 func newGenContext(g *rng, u *universe) *genContext {
 	return &genContext{g: g, u: u, optional: 0.6, now: u.now,
-		patterns: map[string]*regexp.Regexp{}, groups: map[*schemas.Node][]string{}}
+		patterns: map[string]*regexp.Regexp{}, objects: map[*schemas.Node]*objectPlan{},
+		commons: map[*schemas.Node][]any{}}
+}
+
+// arena hands out the fields of objects and the items of arrays from a few
+// large blocks, reused from one transaction to the next: a transaction's
+// value tree is dropped once it is encoded, so its memory need not go
+// through the garbage collector. Blocks are only reused after reset.
+type arena struct {
+	fields []field
+	values []value
+}
+
+// reset makes the arena's memory free for the next value tree. Values made
+// before must not be used after it.
+func (a *arena) reset() {
+	a.fields = a.fields[:0]
+	a.values = a.values[:0]
+}
+
+// fieldSlice returns a slice of n fields; appending beyond n copies it out
+// of the arena rather than overwrite a neighbour.
+func (a *arena) fieldSlice(n int) []field {
+	if len(a.fields)+n > cap(a.fields) {
+		a.fields = make([]field, 0, max(2*cap(a.fields), n, 256))
+	}
+	lo := len(a.fields)
+	a.fields = a.fields[:lo+n]
+	return a.fields[lo : lo+n : lo+n]
+}
+
+// valueSlice returns a slice of n values, length 0 and capacity n.
+func (a *arena) valueSlice(n int) []value {
+	if len(a.values)+n > cap(a.values) {
+		a.values = make([]value, 0, max(2*cap(a.values), n, 64))
+	}
+	lo := len(a.values)
+	a.values = a.values[:lo+n]
+	return a.values[lo : lo : lo+n]
+}
+
+// objectPlan is what building an object of a node needs, worked out once:
+// its oneof group, the branches of known shape, and how each property is
+// chosen.
+type objectPlan struct {
+	group []string
+	known []string // the group's branches that are not opaque
+	props []propertyPlan
+	fixup func(c *genContext, v *value)
+}
+
+type propertyPlan struct {
+	name     string
+	schema   *schemas.Node
+	inGroup  bool
+	required bool
+	opaque   bool
+	// chance is how often the property is included when optional.
+	chance float64
+}
+
+// objectPlanOf returns the node's object plan, made on first use.
+func (c *genContext) objectPlanOf(n *schemas.Node) *objectPlan {
+	if p, ok := c.objects[n]; ok {
+		return p
+	}
+	p := &objectPlan{group: n.ExclusiveGroup(), fixup: fixups[n.Name]}
+	for _, b := range p.group {
+		if !n.Property(b).IsOpaque() {
+			p.known = append(p.known, b)
+		}
+	}
+	for _, prop := range n.Properties {
+		chance, ok := optionalChance[n.Name+"."+prop.Name]
+		if !ok {
+			chance = c.optional
+		}
+		p.props = append(p.props, propertyPlan{
+			name: prop.Name, schema: prop.Schema,
+			inGroup:  contains(p.group, prop.Name),
+			required: n.IsRequired(prop.Name),
+			opaque:   prop.Schema.IsOpaque(),
+			chance:   chance,
+		})
+	}
+	c.objects[n] = p
+	return p
 }
 
 // Instance returns a JSON instance of the named schema definition that
@@ -152,7 +244,7 @@ func (c *genContext) genArray(n *schemas.Node) (value, error) {
 		hi = *n.MaxItems
 	}
 	count := int(c.g.between(int64(lo), int64(hi)))
-	items := make([]value, 0, count)
+	items := c.arena.valueSlice(count)
 	c.depth++
 	defer func() { c.depth-- }()
 	for i := 0; i < count; i++ {
@@ -168,41 +260,57 @@ func (c *genContext) genArray(n *schemas.Node) (value, error) {
 // genObject makes an object for n. forced, when not empty, names the branch
 // of the object's oneof group to take.
 func (c *genContext) genObject(n *schemas.Node, forced string) (value, error) {
-	group := c.groupOf(n)
+	plan := c.objectPlanOf(n)
 	chosen := forced
-	if chosen == "" && len(group) > 0 {
-		chosen = c.chooseBranch(n, group)
+	if chosen == "" && len(plan.group) > 0 {
+		chosen = c.chooseBranch(n, plan)
 	}
 	c.depth++
 	defer func() { c.depth-- }()
-	v := value{kind: kObject, obj: make([]field, 0, len(n.Properties))}
-	for _, p := range n.Properties {
+	// The fields are gathered on a stack of buffers, one per object being
+	// built, and copied into the arena once their number is known.
+	level := len(c.building)
+	if level == cap(c.building) {
+		c.building = append(c.building, nil)
+	}
+	c.building = c.building[:level+1]
+	fields := c.building[level][:0]
+	defer func() { c.building = c.building[:level] }()
+	for i := range plan.props {
+		p := &plan.props[i]
 		switch {
-		case contains(group, p.Name):
-			if p.Name != chosen {
+		case p.inGroup:
+			if p.name != chosen {
 				continue
 			}
-		case n.IsRequired(p.Name):
+		case p.required:
 		case c.cov != nil:
-		case !c.optionalIncluded(n.Name, p.Name):
+		case !c.g.chance(p.chance):
 			continue
 		}
-		if p.Schema.IsOpaque() && !n.IsRequired(p.Name) && p.Name != forced {
+		if p.opaque && !p.required && p.name != forced {
 			continue
 		}
-		pv, err := c.gen(p.Schema)
+		pv, err := c.gen(p.schema)
 		if err != nil {
 			return value{}, err
 		}
-		v.obj = append(v.obj, field{name: p.Name, val: pv})
+		fields = append(fields, field{name: p.name, val: pv})
 	}
-	if err := c.repair(n, &v); err != nil {
+	c.building[level] = fields
+	// The object is finished in the arena: repair and the fixups take its
+	// address, which would otherwise move it to the heap.
+	v := &c.arena.valueSlice(1)[:1][0]
+	*v = value{kind: kObject, obj: c.arena.fieldSlice(len(fields))}
+	copy(v.obj, fields)
+	clear(fields) // no stale pointers kept alive in the buffer
+	if err := c.repair(n, v); err != nil {
 		return value{}, err
 	}
-	if fix, ok := fixups[n.Name]; ok {
-		fix(c, &v)
+	if plan.fixup != nil {
+		plan.fixup(c, v)
 	}
-	return v, nil
+	return *v, nil
 }
 
 // repair makes the object pass its if/then rules. For a broken rule it first
@@ -293,21 +401,16 @@ func (c *genContext) chooseEnum(n *schemas.Node) any {
 		}
 		return pick(c.g, n.Enum)
 	}
-	return c.chooseCommon(n.Enum)
+	return c.chooseCommon(n)
 }
 
 // chooseBranch picks a branch of a oneof group: when covering, the one that
 // leads to the most not yet produced; otherwise uniformly among the branches
 // whose shape is known.
-func (c *genContext) chooseBranch(n *schemas.Node, group []string) string {
-	var known []string
-	for _, b := range group {
-		if !n.Property(b).IsOpaque() {
-			known = append(known, b)
-		}
-	}
+func (c *genContext) chooseBranch(n *schemas.Node, plan *objectPlan) string {
+	known := plan.known
 	if len(known) == 0 {
-		return pick(c.g, group)
+		return pick(c.g, plan.group)
 	}
 	if c.cov == nil {
 		return pick(c.g, known)
@@ -473,16 +576,6 @@ func equalPlain(v *value, x any) bool {
 		return v.kind == kNumber && err == nil && f == t
 	}
 	return false
-}
-
-// groupOf returns the node's oneof group, computed once per node.
-func (c *genContext) groupOf(n *schemas.Node) []string {
-	g, ok := c.groups[n]
-	if !ok {
-		g = n.ExclusiveGroup()
-		c.groups[n] = g
-	}
-	return g
 }
 
 func contains(list []string, s string) bool {
