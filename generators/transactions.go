@@ -1,7 +1,6 @@
 package generators
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -320,9 +319,7 @@ func (w *World) makeTransaction(c *genContext, command *schemas.Node, at placeme
 	b = strconv.AppendUint(b, g.src.Uint64()>>44, 10)
 	b = append(b, `"}}`...)
 	c.scratch = b
-	// An exact-size copy: the scratch buffer's spare capacity would
-	// otherwise be kept with every transaction.
-	t.JSON = bytes.Clone(b)
+	t.JSON = c.keep(b)
 	return nil
 }
 

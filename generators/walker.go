@@ -24,9 +24,11 @@ type genContext struct {
 	now      time.Time
 	depth    int
 	patterns map[string]*regexp.Regexp
+	nodes    map[*schemas.Node]*nodePlan   // memo of how to make a node's values
 	objects  map[*schemas.Node]*objectPlan // memo of what an object node needs
 	commons  map[*schemas.Node][]any       // memo of an enum's common values
 	scratch  []byte                        // reused to encode a transaction
+	kept     []byte                        // the block keep copies into
 	// building holds, per object being built (innermost last), the
 	// fields made so far; the finished object's fields are copied into
 	// the arena at their final size.
@@ -36,8 +38,28 @@ type genContext struct {
 
 func newGenContext(g *rng, u *universe) *genContext {
 	return &genContext{g: g, u: u, optional: 0.6, now: u.now,
-		patterns: map[string]*regexp.Regexp{}, objects: map[*schemas.Node]*objectPlan{},
+		patterns: map[string]*regexp.Regexp{}, nodes: map[*schemas.Node]*nodePlan{},
+		objects: map[*schemas.Node]*objectPlan{},
 		commons: map[*schemas.Node][]any{}}
+}
+
+// keepBlock is the size of the blocks keep copies transactions' JSON into.
+const keepBlock = 256 << 10
+
+// keep returns a copy of b, of exactly its length, carved from a block that
+// the next copies share: one allocation per block instead of one per
+// transaction, and no spare capacity kept with each. A block stays in
+// memory while any copy in it does.
+func (c *genContext) keep(b []byte) []byte {
+	if len(b) > cap(c.kept)-len(c.kept) {
+		if len(b) > keepBlock/4 {
+			return append(make([]byte, 0, len(b)), b...)
+		}
+		c.kept = make([]byte, 0, keepBlock)
+	}
+	lo := len(c.kept)
+	c.kept = append(c.kept, b...)
+	return c.kept[lo:len(c.kept):len(c.kept)]
 }
 
 // arena hands out the fields of objects and the items of arrays from a few
@@ -56,15 +78,18 @@ func (a *arena) reset() {
 	a.values = a.values[:0]
 }
 
-// fieldSlice returns a slice of n fields; appending beyond n copies it out
-// of the arena rather than overwrite a neighbour.
+// fieldSlice returns a slice of n fields with room for one more (an object
+// often gains one field after it is built: a transaction's command its block
+// height); appending beyond that copies it out of the arena rather than
+// overwrite a neighbour.
 func (a *arena) fieldSlice(n int) []field {
-	if len(a.fields)+n > cap(a.fields) {
-		a.fields = make([]field, 0, max(2*cap(a.fields), n, 256))
+	size := n + 1
+	if len(a.fields)+size > cap(a.fields) {
+		a.fields = make([]field, 0, max(2*cap(a.fields), size, 256))
 	}
 	lo := len(a.fields)
-	a.fields = a.fields[:lo+n]
-	return a.fields[lo : lo+n : lo+n]
+	a.fields = a.fields[:lo+size]
+	return a.fields[lo : lo+n : lo+size]
 }
 
 // valueSlice returns a slice of n values, length 0 and capacity n.
@@ -143,28 +168,111 @@ func Instance(name string, seed int64) ([]byte, error) {
 
 // gen makes a value for node n.
 func (c *genContext) gen(n *schemas.Node) (value, error) {
-	// A palette entry's format describes the meaning of the value, so look
-	// for a format at every step of the reference chain.
+	p := c.nodePlanOf(n)
+	switch p.kind {
+	case nodeDelegate:
+		return c.gen(p.target)
+	case nodeAllOf:
+		return c.genAllOf(p.node)
+	case nodeConst:
+		return p.constant, nil
+	case nodeEnum:
+		return plainValue(c.chooseEnum(p.node)), nil
+	case nodeOpaque:
+		return object(), nil
+	case nodeObject:
+		return c.genObject(p.node, "")
+	case nodeArray:
+		return c.genArray(p.node)
+	case nodeFormat:
+		// The formats make values that match their patterns; the
+		// package's tests validate every generated value, so the hot
+		// path does not.
+		return p.format(c, p.node), nil
+	case nodeInteger:
+		return num(c.intIn(p.node, 0, 1000)), nil
+	case nodeNumber:
+		return c.float(p.node, 0, 1), nil
+	case nodeString:
+		return str(fitLength(c.g.faker.Word(), p.node)), nil
+	case nodeBool:
+		return boolean(c.g.chance(0.5)), nil
+	case nodeAny:
+		// Any JSON value: a short string or a small number.
+		if c.g.chance(0.5) {
+			return num(c.g.between(0, 1000)), nil
+		}
+		return str(c.g.faker.Word()), nil
+	}
+	return value{}, p.err
+}
+
+// nodeKind is how gen makes a value for a node.
+type nodeKind uint8
+
+const (
+	nodeError    nodeKind = iota // no value can be made: nodePlan.err says why
+	nodeDelegate                 // make a value for nodePlan.target
+	nodeAllOf
+	nodeConst
+	nodeEnum
+	nodeOpaque
+	nodeObject
+	nodeArray
+	nodeFormat // a scalar made by its format's function
+	nodeInteger
+	nodeNumber
+	nodeString
+	nodeBool
+	nodeAny
+)
+
+// nodePlan is how gen makes a value for a node, worked out once per node:
+// the node's reference chain followed and its keywords read.
+type nodePlan struct {
+	kind     nodeKind
+	node     *schemas.Node // the node at the end of the reference chain
+	target   *schemas.Node // nodeDelegate
+	constant value         // nodeConst
+	format   formatFunc    // nodeFormat
+	err      error         // nodeError
+}
+
+// nodePlanOf returns the node's plan, made on first use.
+func (c *genContext) nodePlanOf(n *schemas.Node) *nodePlan {
+	if p, ok := c.nodes[n]; ok {
+		return p
+	}
+	p := planNode(n)
+	c.nodes[n] = p
+	return p
+}
+
+func planNode(n *schemas.Node) *nodePlan {
 	for n.Ref != nil {
 		n = n.Ref
 	}
+	p := &nodePlan{node: n}
 	if t := n.NullableTarget(); t != nil {
-		return c.gen(t)
+		p.kind, p.target = nodeDelegate, t
+		return p
 	}
-	if len(n.AnyOf) > 0 && len(n.Types) == 0 {
-		return c.gen(n.AnyOf[0])
-	}
-	if len(n.AllOf) > 0 && len(n.Types) == 0 {
-		return c.genAllOf(n)
-	}
-	if n.HasConst {
-		return plainValue(n.Const), nil
-	}
-	if len(n.Enum) > 0 {
-		return plainValue(c.chooseEnum(n)), nil
-	}
-	if n.IsOpaque() {
-		return object(), nil
+	switch {
+	case len(n.AnyOf) > 0 && len(n.Types) == 0:
+		p.kind, p.target = nodeDelegate, n.AnyOf[0]
+		return p
+	case len(n.AllOf) > 0 && len(n.Types) == 0:
+		p.kind = nodeAllOf
+		return p
+	case n.HasConst:
+		p.kind, p.constant = nodeConst, plainValue(n.Const)
+		return p
+	case len(n.Enum) > 0:
+		p.kind = nodeEnum
+		return p
+	case n.IsOpaque():
+		p.kind = nodeOpaque
+		return p
 	}
 	typ := ""
 	for _, t := range n.Types {
@@ -175,39 +283,30 @@ func (c *genContext) gen(n *schemas.Node) (value, error) {
 	}
 	switch typ {
 	case "object":
-		return c.genObject(n, "")
+		p.kind = nodeObject
 	case "array":
-		return c.genArray(n)
+		p.kind = nodeArray
 	case "string", "integer", "number":
-		return c.genScalar(n, typ)
-	case "boolean":
-		return boolean(c.g.chance(0.5)), nil
-	case "":
-		// Any JSON value: a short string or a small number.
-		if c.g.chance(0.5) {
-			return num(c.g.between(0, 1000)), nil
+		switch f, ok := formats[n.Format]; {
+		case ok:
+			p.kind, p.format = nodeFormat, f
+		case typ == "integer":
+			p.kind = nodeInteger
+		case typ == "number":
+			p.kind = nodeNumber
+		case n.Pattern != "":
+			p.err = fmt.Errorf("%s#%s: no generator for format %q (pattern %s)", n.File, n.Pointer, n.Format, n.Pattern)
+		default:
+			p.kind = nodeString
 		}
-		return str(c.g.faker.Word()), nil
+	case "boolean":
+		p.kind = nodeBool
+	case "":
+		p.kind = nodeAny
+	default:
+		p.err = fmt.Errorf("%s#%s: cannot generate type %q", n.File, n.Pointer, typ)
 	}
-	return value{}, fmt.Errorf("%s#%s: cannot generate type %q", n.File, n.Pointer, typ)
-}
-
-func (c *genContext) genScalar(n *schemas.Node, typ string) (value, error) {
-	// The formats make values that match their patterns; the package's
-	// tests validate every generated value, so the hot path does not.
-	if f, ok := formats[n.Format]; ok {
-		return f(c, n), nil
-	}
-	switch typ {
-	case "integer":
-		return num(c.intIn(n, 0, 1000)), nil
-	case "number":
-		return c.float(n, 0, 1), nil
-	}
-	if n.Pattern != "" {
-		return value{}, fmt.Errorf("%s#%s: no generator for format %q (pattern %s)", n.File, n.Pointer, n.Format, n.Pattern)
-	}
-	return str(fitLength(c.g.faker.Word(), n)), nil
+	return p
 }
 
 // genAllOf makes a value for the first branch that also passes the others,
