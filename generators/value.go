@@ -108,15 +108,35 @@ func (v *value) appendJSON(b []byte) []byte {
 	return b
 }
 
+// plainByte reports, for each byte, whether it stands for itself inside a
+// JSON string as encoding/json writes it: ASCII other than control
+// characters, '"', '\\', '<', '>' and '&'.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendQuoted appends s as a JSON string, escaping as encoding/json does
 // (including <, > and & as \u escapes, so output matches json.Marshal).
 func appendQuoted(b []byte, s string) []byte {
 	b = append(b, '"')
+	// Most strings (IDs, digits, enum names) need no escaping: copy them
+	// whole.
+	i := 0
+	for i < len(s) && plainByte[s[i]] {
+		i++
+	}
+	if i == len(s) {
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if plainByte[c] {
 				i++
 				continue
 			}

@@ -181,7 +181,7 @@ func (c *genContext) gen(n *schemas.Node) (value, error) {
 	case nodeOpaque:
 		return object(), nil
 	case nodeObject:
-		return c.genObject(p.node, "")
+		return c.genObjectByPlan(p.node, p.object, "")
 	case nodeArray:
 		return c.genArray(p.node)
 	case nodeFormat:
@@ -235,6 +235,7 @@ type nodePlan struct {
 	target   *schemas.Node // nodeDelegate
 	constant value         // nodeConst
 	format   formatFunc    // nodeFormat
+	object   *objectPlan   // nodeObject
 	err      error         // nodeError
 }
 
@@ -244,6 +245,9 @@ func (c *genContext) nodePlanOf(n *schemas.Node) *nodePlan {
 		return p
 	}
 	p := planNode(n)
+	if p.kind == nodeObject {
+		p.object = c.objectPlanOf(p.node)
+	}
 	c.nodes[n] = p
 	return p
 }
@@ -359,7 +363,10 @@ func (c *genContext) genArray(n *schemas.Node) (value, error) {
 // genObject makes an object for n. forced, when not empty, names the branch
 // of the object's oneof group to take.
 func (c *genContext) genObject(n *schemas.Node, forced string) (value, error) {
-	plan := c.objectPlanOf(n)
+	return c.genObjectByPlan(n, c.objectPlanOf(n), forced)
+}
+
+func (c *genContext) genObjectByPlan(n *schemas.Node, plan *objectPlan, forced string) (value, error) {
 	chosen := forced
 	if chosen == "" && len(plan.group) > 0 {
 		chosen = c.chooseBranch(n, plan)
