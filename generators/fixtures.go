@@ -259,10 +259,19 @@ func RecordJSON(rec any) []byte {
 	var raw []byte
 	switch r := rec.(type) {
 	case *Game:
+		if r.Raw == nil {
+			return r.appendJSON(make([]byte, 0, 1024))
+		}
 		raw = r.Raw
 	case *CoreSnapshot:
+		if r.Raw == nil {
+			return r.appendJSON(make([]byte, 0, 160))
+		}
 		raw = r.Raw
 	case *EthereumKeyRotation:
+		if r.Raw == nil {
+			return r.appendJSON(make([]byte, 0, 224))
+		}
 		raw = r.Raw
 	case *NetworkParameter:
 		raw = r.Raw

@@ -5,7 +5,6 @@ import (
 	"math/big"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -206,7 +205,8 @@ func (w *World) individualGame(g *rng, d *gameDefinition, epoch uint64) Game {
 	entries := make([]IndividualEntry, n)
 	vols := make([]int64, n)
 	for i, p := range players {
-		entries[i], vols[i] = d.entry(g, p)
+		r := d.entry(g, p)
+		entries[i], vols[i] = r.entry, r.volume
 	}
 	rankEntries(entries, vols)
 	return Game{
@@ -221,6 +221,7 @@ func (w *World) teamGame(g *rng, d *gameDefinition, epoch uint64) Game {
 	entries := make([]TeamEntry, k)
 	teamVols := make([]int64, k)
 	participants := 0
+	var one big.Int // a member's reward
 	for i, t := range teams {
 		members := distinct(g, t.Members, int(g.between(1, int64(len(t.Members)))))
 		te := TeamEntry{RewardMetric: d.metric, Team: TeamParticipation{TeamID: t.ID}}
@@ -228,12 +229,12 @@ func (w *World) teamGame(g *rng, d *gameDefinition, epoch uint64) Game {
 		var volume int64 // hundredths
 		vols := make([]int64, len(members))
 		for k, m := range members {
-			me, v := d.entry(g, m)
-			te.Team.MembersParticipating = append(te.Team.MembersParticipating, me)
-			vols[k] = v
-			addDecimal(reward, me.RewardEarned)
-			addDecimal(total, me.TotalRewardsEarned)
-			volume += v
+			r := d.entry(g, m)
+			te.Team.MembersParticipating = append(te.Team.MembersParticipating, r.entry)
+			vols[k] = r.volume
+			reward.Add(reward, one.SetUint64(r.reward))
+			total.Add(total, r.total)
+			volume += r.volume
 		}
 		rankEntries(te.Team.MembersParticipating, vols)
 		participants += len(members)
@@ -264,9 +265,17 @@ func (w *World) teamGame(g *rng, d *gameDefinition, epoch uint64) Game {
 	}
 }
 
-// entry is one party's result this epoch; its totals include this epoch. It
-// also returns the entry's volume in hundredths, for ranking.
-func (d *gameDefinition) entry(g *rng, party string) (IndividualEntry, int64) {
+// entryResult is one party's result in one epoch of a game, with the
+// numbers a team's result is summed from.
+type entryResult struct {
+	entry  IndividualEntry
+	volume int64    // hundredths, for ranking
+	reward uint64   // this epoch's reward
+	total  *big.Int // the party's total in this game, this epoch included
+}
+
+// entry is one party's result this epoch; its totals include this epoch.
+func (d *gameDefinition) entry(g *rng, party string) entryResult {
 	reward := uint64(g.between(0, 5_000_000)) * uint64(g.between(1, 1_000_000_000_000))
 	total, ok := d.totals[party]
 	if !ok {
@@ -276,18 +285,22 @@ func (d *gameDefinition) entry(g *rng, party string) (IndividualEntry, int64) {
 		}
 		d.totals[party] = total
 	}
-	total.Add(total, new(big.Int).SetUint64(reward))
+	var r big.Int
+	total.Add(total, r.SetUint64(reward))
 	rewardText, totalText := strconv.FormatUint(reward, 10), total.String()
 	volume := g.between(0, 200_000_000)
-	return IndividualEntry{
-		Individual:                party,
-		RewardEarned:              rewardText,
-		RewardEarnedQuantum:       quantum(rewardText, d.asset.Decimals),
-		RewardMetric:              d.metric,
-		TotalRewardsEarned:        totalText,
-		TotalRewardsEarnedQuantum: quantum(totalText, d.asset.Decimals),
-		Volume:                    hundredths(volume),
-	}, volume
+	return entryResult{
+		entry: IndividualEntry{
+			Individual:                party,
+			RewardEarned:              rewardText,
+			RewardEarnedQuantum:       quantum(rewardText, d.asset.Decimals),
+			RewardMetric:              d.metric,
+			TotalRewardsEarned:        totalText,
+			TotalRewardsEarnedQuantum: quantum(totalText, d.asset.Decimals),
+			Volume:                    hundredths(volume),
+		},
+		volume: volume, reward: reward, total: total,
+	}
 }
 
 // rankEntries orders entries by volume, largest first, and numbers them.
@@ -307,31 +320,38 @@ func rankEntries(entries []IndividualEntry, vols []int64) {
 
 // hundredths formats a count of hundredths as a decimal, "1234.05".
 func hundredths(v int64) string {
-	return strconv.FormatInt(v/100, 10) + "." + string([]byte{byte('0' + v%100/10), byte('0' + v%10)})
+	var buf [24]byte
+	b := strconv.AppendInt(buf[:0], v/100, 10)
+	b = append(b, '.', byte('0'+v%100/10), byte('0'+v%10))
+	return string(b)
 }
 
 // quantum expresses an amount (a digit string) in whole units of an asset
 // with the given decimals, to at most six places, without trailing zeros.
 func quantum(amount string, decimals int) string {
-	for len(amount) <= decimals {
-		amount = "0" + amount
+	// The fraction is the amount's last decimals digits, zero-padded on
+	// the left when the amount is shorter; the whole part is the rest, or
+	// 0.
+	whole, pad, digits := "0", decimals-len(amount), amount
+	if len(amount) > decimals {
+		whole, pad, digits = amount[:len(amount)-decimals], 0, amount[len(amount)-decimals:]
 	}
-	whole, frac := amount[:len(amount)-decimals], amount[len(amount)-decimals:]
-	if len(frac) > 6 {
-		frac = frac[:6]
+	var frac [6]byte
+	n := 0
+	for ; n < pad && n < len(frac); n++ {
+		frac[n] = '0'
 	}
-	frac = strings.TrimRight(frac, "0")
-	if frac == "" {
+	for i := 0; i < len(digits) && n < len(frac); i++ {
+		frac[n] = digits[i]
+		n++
+	}
+	for n > 0 && frac[n-1] == '0' {
+		n--
+	}
+	if n == 0 {
 		return whole
 	}
-	return whole + "." + frac
-}
-
-func addDecimal(sum *big.Int, digits string) {
-	x, ok := new(big.Int).SetString(digits, 10)
-	if ok {
-		sum.Add(sum, x)
-	}
+	return whole + "." + string(frac[:n])
 }
 
 // distinct picks n different elements of list (all of them if n >= len).
