@@ -34,6 +34,8 @@ func dispatchMetrics() []string {
 // game definitions with their reward totals held elsewhere (each run of the
 // games starts them from nothing), and a count computed from them.
 type gamePlan struct {
+	// lazy is set when the world does not hold its games.
+	lazy bool
 	// count is the number of games the definitions make: one per epoch
 	// each runs.
 	count int
@@ -124,7 +126,7 @@ func (r *gameRun) count() int {
 // world keeps only the count: EachGame makes the games again.
 func (w *World) makeGames(lazy bool) {
 	run := w.newGameRun()
-	w.games = &gamePlan{count: run.count()}
+	w.games = &gamePlan{lazy: lazy, count: run.count()}
 	if lazy {
 		return
 	}
@@ -138,7 +140,7 @@ func (w *World) makeGames(lazy bool) {
 // GameCount returns the number of games in the world. It is cheap: a lazy
 // world counts them from its game definitions without making them.
 func (w *World) GameCount() int {
-	if w.Games == nil && w.games != nil {
+	if w.lazyGames() {
 		return w.games.count
 	}
 	return len(w.Games)
@@ -152,7 +154,7 @@ func (w *World) GameCount() int {
 // EachGame stops at the first error fn returns, or when ctx is done, and
 // returns that error.
 func (w *World) EachGame(ctx context.Context, fn func(*Game) error) error {
-	if w.Games != nil || w.games == nil {
+	if !w.lazyGames() {
 		for i := range w.Games {
 			if i%4096 == 0 && ctx.Err() != nil {
 				return ctx.Err()
@@ -179,12 +181,15 @@ func (w *World) EachGame(ctx context.Context, fn func(*Game) error) error {
 	return nil
 }
 
+// lazyGames reports whether the world makes its games on demand.
+func (w *World) lazyGames() bool { return w.games != nil && w.games.lazy }
+
 // finalGameDefs returns the game definitions with each player's totals
 // after the latest epoch, which a live chain carries on from; nil for a
 // world that was not generated. A lazy world makes all its games once, on
 // the first call, to reach them.
 func (w *World) finalGameDefs() []*gameDefinition {
-	if w.gameDefs != nil || w.games == nil {
+	if !w.lazyGames() {
 		return w.gameDefs
 	}
 	p := w.games

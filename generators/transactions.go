@@ -349,8 +349,8 @@ func receivers(cmd *value) []string {
 		return nil
 	}
 	var out []string
-	for i := range changes.arr {
-		nt, ok := changes.arr[i].get("newTransfer")
+	for i := range changes.obj {
+		nt, ok := changes.obj[i].val.get("newTransfer")
 		if !ok {
 			continue
 		}

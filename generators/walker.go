@@ -347,7 +347,7 @@ func (c *genContext) genArray(n *schemas.Node) (value, error) {
 		hi = *n.MaxItems
 	}
 	count := int(c.g.between(int64(lo), int64(hi)))
-	items := c.arena.valueSlice(count)
+	items := c.arena.fieldSlice(count)[:0]
 	c.depth++
 	defer func() { c.depth-- }()
 	for i := 0; i < count; i++ {
@@ -355,9 +355,9 @@ func (c *genContext) genArray(n *schemas.Node) (value, error) {
 		if err != nil {
 			return value{}, err
 		}
-		items = append(items, v)
+		items = append(items, field{val: v})
 	}
-	return array(items...), nil
+	return value{kind: kArray, obj: items}, nil
 }
 
 // genObject makes an object for n. forced, when not empty, names the branch
@@ -589,7 +589,7 @@ func (c *genContext) satisfies(n *schemas.Node, v *value) bool {
 		}
 	}
 	if v.kind == kArray {
-		if (n.MinItems != nil && len(v.arr) < *n.MinItems) || (n.MaxItems != nil && len(v.arr) > *n.MaxItems) {
+		if (n.MinItems != nil && len(v.obj) < *n.MinItems) || (n.MaxItems != nil && len(v.obj) > *n.MaxItems) {
 			return false
 		}
 	}

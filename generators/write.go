@@ -99,7 +99,7 @@ func (w *World) writeListing(ctx context.Context, rw *rowWriter, dir string) err
 	switch {
 	case rw.listing == ListingTransactions:
 		err = w.EachTransaction(ctx, true, func(t *Transaction) error { return rw.row(t.JSON, "", t) })
-	case rw.listing == ListingGames && w.Games == nil && w.games != nil:
+	case rw.listing == ListingGames && w.lazyGames():
 		err = w.writeLazyGames(ctx, rw, dir)
 	default:
 		n := 0
