@@ -229,7 +229,8 @@ func (w *World) teamGame(g *rng, d *gameDefinition, epoch uint64) Game {
 	var one big.Int // a member's reward
 	for i, t := range teams {
 		members := distinct(g, t.Members, int(g.between(1, int64(len(t.Members)))))
-		te := TeamEntry{RewardMetric: d.metric, Team: TeamParticipation{TeamID: t.ID}}
+		te := TeamEntry{RewardMetric: d.metric, Team: TeamParticipation{TeamID: t.ID,
+			MembersParticipating: make([]IndividualEntry, 0, len(members))}}
 		reward, total := new(big.Int), new(big.Int)
 		var volume int64 // hundredths
 		vols := make([]int64, len(members))
@@ -251,16 +252,7 @@ func (w *World) teamGame(g *rng, d *gameDefinition, epoch uint64) Game {
 		entries[i] = te
 		teamVols[i] = volume
 	}
-	order := make([]int, k)
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return teamVols[order[a]] > teamVols[order[b]] })
-	ranked := make([]TeamEntry, k)
-	for r, i := range order {
-		ranked[r] = entries[i]
-	}
-	entries = ranked
+	byVolume(entries, teamVols)
 	for i := range entries {
 		entries[i].Rank = uint64(i + 1)
 	}
@@ -310,17 +302,22 @@ func (d *gameDefinition) entry(g *rng, party string) entryResult {
 
 // rankEntries orders entries by volume, largest first, and numbers them.
 func rankEntries(entries []IndividualEntry, vols []int64) {
-	order := make([]int, len(entries))
-	for i := range order {
-		order[i] = i
+	byVolume(entries, vols)
+	for i := range entries {
+		entries[i].Rank = uint64(i + 1)
 	}
-	sort.SliceStable(order, func(a, b int) bool { return vols[order[a]] > vols[order[b]] })
-	ranked := make([]IndividualEntry, len(entries))
-	for r, i := range order {
-		ranked[r] = entries[i]
-		ranked[r].Rank = uint64(r + 1)
+}
+
+// byVolume sorts entries by their volumes, largest first, keeping the order
+// of equal volumes (a stable sort: the order sort.SliceStable gives). An
+// insertion sort, in place: a game has a dozen entries at most.
+func byVolume[E any](entries []E, vols []int64) {
+	for i := 1; i < len(entries); i++ {
+		for j := i; j > 0 && vols[j] > vols[j-1]; j-- {
+			entries[j], entries[j-1] = entries[j-1], entries[j]
+			vols[j], vols[j-1] = vols[j-1], vols[j]
+		}
 	}
-	copy(entries, ranked)
 }
 
 // hundredths formats a count of hundredths as a decimal, "1234.05".

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,5 +122,28 @@ func TestRecordJSONIsJSONMarshal(t *testing.T) {
 	raw := []byte(`{"epoch":"1", "id":"x"}`)
 	if got := RecordJSON(&Game{Epoch: 2, Raw: raw}); !bytes.Equal(got, raw) {
 		t.Errorf("a game with Raw: got %s, want its Raw", got)
+	}
+}
+
+// TestByVolumeIsAStableSort checks the games' ranking against
+// sort.SliceStable, on volumes with many ties.
+func TestByVolumeIsAStableSort(t *testing.T) {
+	g := newRNG(9)
+	for round := 0; round < 2000; round++ {
+		n := g.intn(14)
+		vols := make([]int64, n)
+		ids := make([]int, n)
+		for i := range vols {
+			vols[i], ids[i] = g.between(0, 4), i
+		}
+		want := append([]int(nil), ids...)
+		sort.SliceStable(want, func(a, b int) bool { return vols[want[a]] > vols[want[b]] })
+		got, gotVols := append([]int(nil), ids...), append([]int64(nil), vols...)
+		byVolume(got, gotVols)
+		for i := range want {
+			if got[i] != want[i] || gotVols[i] != vols[want[i]] {
+				t.Fatalf("volumes %v: order %v, want %v", vols, got, want)
+			}
+		}
 	}
 }
