@@ -66,13 +66,14 @@ bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem $(PKGS)
 	@$(MACHINE)
 
-## bench-generate: one transaction on one core; a million transactions made
-## and read in one process, with time and peak memory (in a process of its
-## own, so the peak is its own); then harness generate --scale GEN_SCALE
-## written to a temporary directory: wall time, peak memory, size on disk
+## bench-generate: one transaction on one core (tx/s) and a world's games on
+## one core (games/s); a million transactions made and read in one process,
+## with time and peak memory (in a process of its own, so the peak is its
+## own); then harness generate --scale GEN_SCALE written to a temporary
+## directory: wall time, peak memory, size on disk
 bench-generate: build
 	@$(MACHINE)
-	$(GO) test -run '^$$' -bench 'Transaction$$' -benchmem -cpu 1 ./generators
+	$(GO) test -run '^$$' -bench 'Transaction$$|GameEpochs' -benchmem -cpu 1 ./generators
 	$(GO) test -run '^$$' -bench 'GenerateMillion' -benchtime 1x ./generators
 	@set -e; out=$$(mktemp -d); trap 'rm -rf $$out' EXIT; \
 	$(GNU_TIME) -f "harness generate --scale $(GEN_SCALE): %e s wall, %M KiB peak RSS" \
