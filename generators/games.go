@@ -30,9 +30,11 @@ func dispatchMetrics() []string {
 	return mustEnum("DispatchMetric")
 }
 
-// gamePlan is what making the games of a world again needs: the recurring
-// game definitions with their reward totals held elsewhere (each run of the
-// games starts them from nothing), and a count computed from them.
+// gamePlan is what a generated world knows of its games besides the
+// records: whether they are made on demand, how many there are, and, for a
+// lazy world, the definitions' totals after the latest epoch once a live
+// chain has needed them. (The definitions themselves are drawn again from
+// the seed by each run of the games: newGameRun.)
 type gamePlan struct {
 	// lazy is set when the world does not hold its games.
 	lazy bool
