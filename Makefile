@@ -14,8 +14,13 @@ VEGETA        ?= $(GO) run github.com/tsenart/vegeta/v12@v12.13.0
 
 # bench-generate: the world harness generate writes and measures (GNU time,
 # Debian package "time", reports its wall time and peak memory).
-GEN_SCALE ?= 100
-GNU_TIME  ?= /usr/bin/time
+# bench-generate-huge: the larger world it writes, into a temporary directory
+# under HUGE_TMPDIR (about 17 GB free needed at scale 1000, 23 GB while the
+# games are written), removed afterwards.
+GEN_SCALE    ?= 100
+GNU_TIME     ?= /usr/bin/time
+HUGE_SCALE   ?= 1000
+HUGE_TMPDIR  ?= /tmp
 
 # bench-store serves a generated world of STORE_SCALE from memory (100: a
 # million transactions); bench-data writes DATA_SCALE as NDJSON (1000: ten
@@ -43,7 +48,7 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build test lint bench bench-generate bench-store bench-data bench-mock bench-proxy bench-schemas bench-cli fuzz load report-screenshot check-export clean
+.PHONY: all build test lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas bench-cli fuzz load report-screenshot check-export clean
 
 all: build
 
@@ -69,19 +74,32 @@ bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem $(PKGS)
 	@$(MACHINE)
 
-## bench-generate: one transaction on one core; a million transactions made
-## and read in one process, with time and peak memory (in a process of its
-## own, so the peak is its own); then harness generate --scale GEN_SCALE
-## written to a temporary directory: wall time, peak memory, size on disk
+## bench-generate: one transaction on one core (tx/s) and a world's games on
+## one core (games/s); a million transactions made and read in one process,
+## with time and peak memory (in a process of its own, so the peak is its
+## own); then harness generate --scale GEN_SCALE written to a temporary
+## directory: wall time, peak memory, size on disk
 bench-generate: build
 	@$(MACHINE)
-	$(GO) test -run '^$$' -bench 'Transaction$$' -benchmem -cpu 1 ./generators
+	$(GO) test -run '^$$' -bench 'Transaction$$|GameEpochs' -benchmem -cpu 1 ./generators
 	$(GO) test -run '^$$' -bench 'GenerateMillion' -benchtime 1x ./generators
 	@set -e; out=$$(mktemp -d); trap 'rm -rf $$out' EXIT; \
 	$(GNU_TIME) -f "harness generate --scale $(GEN_SCALE): %e s wall, %M KiB peak RSS" \
 		$(BIN) generate --scale $(GEN_SCALE) --format ndjson --quiet --out $$out/world; \
 	echo "on disk: $$(du -sh $$out/world | cut -f1)"
 	@$(MACHINE)
+
+## bench-generate-huge (not in CI; minutes): harness generate --scale
+## HUGE_SCALE (1000: ten million transactions, a million games) --format
+## ndjson into a temporary directory under HUGE_TMPDIR, removed afterwards
+## (also when interrupted): wall time, peak memory (the target: at most
+## 2 GiB), size on disk
+bench-generate-huge: build
+	@$(MACHINE)
+	@set -e; out=$$(mktemp -d -p $(HUGE_TMPDIR)); trap 'rm -rf $$out' EXIT; trap 'exit 130' INT TERM; \
+	$(GNU_TIME) -f "harness generate --scale $(HUGE_SCALE): %e s wall, %M KiB peak RSS" \
+		$(BIN) generate --scale $(HUGE_SCALE) --format ndjson --quiet --out $$out/world; \
+	echo "on disk: $$(du -sh $$out/world | cut -f1), $$(du -sb $$out/world | cut -f1) bytes"
 
 ## bench-store: harness serve --scale STORE_SCALE from memory: the time
 ## until it serves and its peak memory (GNU time); its pages at three

@@ -92,3 +92,32 @@ func peakRSS() int64 {
 	}
 	return 0
 }
+
+// BenchmarkGameEpochs makes the games of a world of scale 10 (about 11,000
+// games over 1,250 epochs) lazily, encodes each into a reused buffer as
+// WriteFixtures does, and reports games per second: the games' share of
+// harness generate, which makes them on one core.
+func BenchmarkGameEpochs(b *testing.B) {
+	w, err := Generate(Options{Seed: 1, Scale: 10, Lazy: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n, size int
+	var node []byte // reused, as WriteFixtures does
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		err := w.EachGame(context.Background(), func(g *Game) error {
+			n++
+			node = g.appendJSON(node[:0])
+			size += len(node)
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "games/s")
+	b.ReportMetric(float64(size)/float64(n), "json-bytes/game")
+}

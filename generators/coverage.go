@@ -144,8 +144,8 @@ func (cv *coverage) scan(n *schemas.Node, v *value) {
 			}
 		}
 	case v.kind == kArray && n.Items != nil:
-		for i := range v.arr {
-			cv.scan(n.Items, &v.arr[i])
+		for i := range v.obj {
+			cv.scan(n.Items, &v.obj[i].val)
 		}
 	}
 }

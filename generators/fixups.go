@@ -63,12 +63,12 @@ var fixups = map[string]func(c *genContext, v *value){
 		if !ok {
 			return
 		}
-		for i := range rt.arr {
-			rt.arr[i].set("startRank", num(int64(i*int(c.g.between(1, 5))+i+1)))
+		for i := range rt.obj {
+			rt.obj[i].val.set("startRank", num(int64(i*int(c.g.between(1, 5))+i+1)))
 		}
-		sort.SliceStable(rt.arr, func(i, j int) bool {
-			a, _ := rt.arr[i].get("startRank")
-			b, _ := rt.arr[j].get("startRank")
+		sort.SliceStable(rt.obj, func(i, j int) bool {
+			a, _ := rt.obj[i].val.get("startRank")
+			b, _ := rt.obj[j].val.get("startRank")
 			x, _ := strconv.Atoi(a.text)
 			y, _ := strconv.Atoi(b.text)
 			return x < y

@@ -5,7 +5,6 @@ import (
 	"math/big"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -31,10 +30,14 @@ func dispatchMetrics() []string {
 	return mustEnum("DispatchMetric")
 }
 
-// gamePlan is what making the games of a world again needs: the recurring
-// game definitions with their reward totals held elsewhere (each run of the
-// games starts them from nothing), and a count computed from them.
+// gamePlan is what a generated world knows of its games besides the
+// records: whether they are made on demand, how many there are, and, for a
+// lazy world, the definitions' totals after the latest epoch once a live
+// chain has needed them. (The definitions themselves are drawn again from
+// the seed by each run of the games: newGameRun.)
 type gamePlan struct {
+	// lazy is set when the world does not hold its games.
+	lazy bool
 	// count is the number of games the definitions make: one per epoch
 	// each runs.
 	count int
@@ -125,7 +128,7 @@ func (r *gameRun) count() int {
 // world keeps only the count: EachGame makes the games again.
 func (w *World) makeGames(lazy bool) {
 	run := w.newGameRun()
-	w.games = &gamePlan{count: run.count()}
+	w.games = &gamePlan{lazy: lazy, count: run.count()}
 	if lazy {
 		return
 	}
@@ -139,7 +142,7 @@ func (w *World) makeGames(lazy bool) {
 // GameCount returns the number of games in the world. It is cheap: a lazy
 // world counts them from its game definitions without making them.
 func (w *World) GameCount() int {
-	if w.Games == nil && w.games != nil {
+	if w.lazyGames() {
 		return w.games.count
 	}
 	return len(w.Games)
@@ -153,7 +156,7 @@ func (w *World) GameCount() int {
 // EachGame stops at the first error fn returns, or when ctx is done, and
 // returns that error.
 func (w *World) EachGame(ctx context.Context, fn func(*Game) error) error {
-	if w.Games != nil || w.games == nil {
+	if !w.lazyGames() {
 		for i := range w.Games {
 			if i%4096 == 0 && ctx.Err() != nil {
 				return ctx.Err()
@@ -184,12 +187,15 @@ func (w *World) EachGame(ctx context.Context, fn func(*Game) error) error {
 	return nil
 }
 
+// lazyGames reports whether the world makes its games on demand.
+func (w *World) lazyGames() bool { return w.games != nil && w.games.lazy }
+
 // finalGameDefs returns the game definitions with each player's totals
 // after the latest epoch, which a live chain carries on from; nil for a
 // world that was not generated. A lazy world makes all its games once, on
 // the first call, to reach them.
 func (w *World) finalGameDefs() []*gameDefinition {
-	if w.gameDefs != nil || w.games == nil {
+	if !w.lazyGames() {
 		return w.gameDefs
 	}
 	p := w.games
@@ -210,7 +216,8 @@ func (w *World) individualGame(g *rng, d *gameDefinition, epoch uint64) Game {
 	entries := make([]IndividualEntry, n)
 	vols := make([]int64, n)
 	for i, p := range players {
-		entries[i], vols[i] = d.entry(g, p)
+		r := d.entry(g, p)
+		entries[i], vols[i] = r.entry, r.volume
 	}
 	rankEntries(entries, vols)
 	return Game{
@@ -225,19 +232,21 @@ func (w *World) teamGame(g *rng, d *gameDefinition, epoch uint64) Game {
 	entries := make([]TeamEntry, k)
 	teamVols := make([]int64, k)
 	participants := 0
+	var one big.Int // a member's reward
 	for i, t := range teams {
 		members := distinct(g, t.Members, int(g.between(1, int64(len(t.Members)))))
-		te := TeamEntry{RewardMetric: d.metric, Team: TeamParticipation{TeamID: t.ID}}
+		te := TeamEntry{RewardMetric: d.metric, Team: TeamParticipation{TeamID: t.ID,
+			MembersParticipating: make([]IndividualEntry, 0, len(members))}}
 		reward, total := new(big.Int), new(big.Int)
 		var volume int64 // hundredths
 		vols := make([]int64, len(members))
 		for k, m := range members {
-			me, v := d.entry(g, m)
-			te.Team.MembersParticipating = append(te.Team.MembersParticipating, me)
-			vols[k] = v
-			addDecimal(reward, me.RewardEarned)
-			addDecimal(total, me.TotalRewardsEarned)
-			volume += v
+			r := d.entry(g, m)
+			te.Team.MembersParticipating = append(te.Team.MembersParticipating, r.entry)
+			vols[k] = r.volume
+			reward.Add(reward, one.SetUint64(r.reward))
+			total.Add(total, r.total)
+			volume += r.volume
 		}
 		rankEntries(te.Team.MembersParticipating, vols)
 		participants += len(members)
@@ -249,16 +258,7 @@ func (w *World) teamGame(g *rng, d *gameDefinition, epoch uint64) Game {
 		entries[i] = te
 		teamVols[i] = volume
 	}
-	order := make([]int, k)
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return teamVols[order[a]] > teamVols[order[b]] })
-	ranked := make([]TeamEntry, k)
-	for r, i := range order {
-		ranked[r] = entries[i]
-	}
-	entries = ranked
+	byVolume(entries, teamVols)
 	for i := range entries {
 		entries[i].Rank = uint64(i + 1)
 	}
@@ -268,9 +268,17 @@ func (w *World) teamGame(g *rng, d *gameDefinition, epoch uint64) Game {
 	}
 }
 
-// entry is one party's result this epoch; its totals include this epoch. It
-// also returns the entry's volume in hundredths, for ranking.
-func (d *gameDefinition) entry(g *rng, party string) (IndividualEntry, int64) {
+// entryResult is one party's result in one epoch of a game, with the
+// numbers a team's result is summed from.
+type entryResult struct {
+	entry  IndividualEntry
+	volume int64    // hundredths, for ranking
+	reward uint64   // this epoch's reward
+	total  *big.Int // the party's total in this game, this epoch included
+}
+
+// entry is one party's result this epoch; its totals include this epoch.
+func (d *gameDefinition) entry(g *rng, party string) entryResult {
 	reward := uint64(g.between(0, 5_000_000)) * uint64(g.between(1, 1_000_000_000_000))
 	total, ok := d.totals[party]
 	if !ok {
@@ -280,62 +288,78 @@ func (d *gameDefinition) entry(g *rng, party string) (IndividualEntry, int64) {
 		}
 		d.totals[party] = total
 	}
-	total.Add(total, new(big.Int).SetUint64(reward))
+	var r big.Int
+	total.Add(total, r.SetUint64(reward))
 	rewardText, totalText := strconv.FormatUint(reward, 10), total.String()
 	volume := g.between(0, 200_000_000)
-	return IndividualEntry{
-		Individual:                party,
-		RewardEarned:              rewardText,
-		RewardEarnedQuantum:       quantum(rewardText, d.asset.Decimals),
-		RewardMetric:              d.metric,
-		TotalRewardsEarned:        totalText,
-		TotalRewardsEarnedQuantum: quantum(totalText, d.asset.Decimals),
-		Volume:                    hundredths(volume),
-	}, volume
+	return entryResult{
+		entry: IndividualEntry{
+			Individual:                party,
+			RewardEarned:              rewardText,
+			RewardEarnedQuantum:       quantum(rewardText, d.asset.Decimals),
+			RewardMetric:              d.metric,
+			TotalRewardsEarned:        totalText,
+			TotalRewardsEarnedQuantum: quantum(totalText, d.asset.Decimals),
+			Volume:                    hundredths(volume),
+		},
+		volume: volume, reward: reward, total: total,
+	}
 }
 
 // rankEntries orders entries by volume, largest first, and numbers them.
 func rankEntries(entries []IndividualEntry, vols []int64) {
-	order := make([]int, len(entries))
-	for i := range order {
-		order[i] = i
+	byVolume(entries, vols)
+	for i := range entries {
+		entries[i].Rank = uint64(i + 1)
 	}
-	sort.SliceStable(order, func(a, b int) bool { return vols[order[a]] > vols[order[b]] })
-	ranked := make([]IndividualEntry, len(entries))
-	for r, i := range order {
-		ranked[r] = entries[i]
-		ranked[r].Rank = uint64(r + 1)
+}
+
+// byVolume sorts entries by their volumes, largest first, keeping the order
+// of equal volumes (a stable sort: the order sort.SliceStable gives). An
+// insertion sort, in place: a game has a dozen entries at most.
+func byVolume[E any](entries []E, vols []int64) {
+	for i := 1; i < len(entries); i++ {
+		for j := i; j > 0 && vols[j] > vols[j-1]; j-- {
+			entries[j], entries[j-1] = entries[j-1], entries[j]
+			vols[j], vols[j-1] = vols[j-1], vols[j]
+		}
 	}
-	copy(entries, ranked)
 }
 
 // hundredths formats a count of hundredths as a decimal, "1234.05".
 func hundredths(v int64) string {
-	return strconv.FormatInt(v/100, 10) + "." + string([]byte{byte('0' + v%100/10), byte('0' + v%10)})
+	var buf [24]byte
+	b := strconv.AppendInt(buf[:0], v/100, 10)
+	b = append(b, '.', byte('0'+v%100/10), byte('0'+v%10))
+	return string(b)
 }
 
 // quantum expresses an amount (a digit string) in whole units of an asset
 // with the given decimals, to at most six places, without trailing zeros.
 func quantum(amount string, decimals int) string {
-	for len(amount) <= decimals {
-		amount = "0" + amount
+	// The fraction is the amount's last decimals digits, zero-padded on
+	// the left when the amount is shorter; the whole part is the rest, or
+	// 0.
+	whole, pad, digits := "0", decimals-len(amount), amount
+	if len(amount) > decimals {
+		whole, pad, digits = amount[:len(amount)-decimals], 0, amount[len(amount)-decimals:]
 	}
-	whole, frac := amount[:len(amount)-decimals], amount[len(amount)-decimals:]
-	if len(frac) > 6 {
-		frac = frac[:6]
+	var frac [6]byte
+	n := 0
+	for ; n < pad && n < len(frac); n++ {
+		frac[n] = '0'
 	}
-	frac = strings.TrimRight(frac, "0")
-	if frac == "" {
+	for i := 0; i < len(digits) && n < len(frac); i++ {
+		frac[n] = digits[i]
+		n++
+	}
+	for n > 0 && frac[n-1] == '0' {
+		n--
+	}
+	if n == 0 {
 		return whole
 	}
-	return whole + "." + frac
-}
-
-func addDecimal(sum *big.Int, digits string) {
-	x, ok := new(big.Int).SetString(digits, 10)
-	if ok {
-		sum.Add(sum, x)
-	}
+	return whole + "." + string(frac[:n])
 }
 
 // distinct picks n different elements of list (all of them if n >= len).

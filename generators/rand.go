@@ -78,7 +78,10 @@ const (
 )
 
 // hex returns n random lowercase hex characters.
-func (g *rng) hex(n int) string { return string(g.appendHex(nil, n, hexDigits)) }
+func (g *rng) hex(n int) string {
+	var buf [128]byte // on the stack: the string is the only allocation
+	return string(g.appendHex(buf[:0], n, hexDigits))
+}
 
 // appendHex appends n random hex characters from digits to b.
 func (g *rng) appendHex(b []byte, n int, digits string) []byte {

@@ -3,6 +3,8 @@ package generators
 import (
 	"strconv"
 	"strings"
+
+	"github.com/chaindata/harness/schemas"
 )
 
 // optionalChance overrides, per "Definition.property", how often an optional
@@ -35,27 +37,22 @@ func isRareEnumValue(s string) bool {
 	return strings.HasSuffix(s, "_UNSPECIFIED") || s == "TYPE_NETWORK"
 }
 
-// chooseCommon picks among values, rarely a rare one.
-func (c *genContext) chooseCommon(values []any) any {
-	var common []any
-	for _, v := range values {
-		if s, ok := v.(string); !ok || !isRareEnumValue(s) {
-			common = append(common, v)
+// chooseCommon picks among an enum's values, rarely a rare one.
+func (c *genContext) chooseCommon(n *schemas.Node) any {
+	values := n.Enum
+	common, ok := c.commons[n]
+	if !ok {
+		for _, v := range values {
+			if s, ok := v.(string); !ok || !isRareEnumValue(s) {
+				common = append(common, v)
+			}
 		}
+		c.commons[n] = common
 	}
 	if len(common) == 0 || len(common) == len(values) || c.g.chance(rareChance) {
 		return pick(c.g, values)
 	}
 	return pick(c.g, common)
-}
-
-// optionalIncluded decides whether an optional property is set.
-func (c *genContext) optionalIncluded(def, prop string) bool {
-	p, ok := optionalChance[def+"."+prop]
-	if !ok {
-		p = c.optional
-	}
-	return c.g.chance(p)
 }
 
 func init() {

@@ -1,7 +1,6 @@
 package generators
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -253,6 +252,7 @@ func (w *World) eachPlanned(ctx context.Context, newestFirst bool, fn func(*Tran
 // makeTransaction builds transaction i into t. Its content depends only on
 // the world, i and, for the coverage prelude, the transactions before it.
 func (w *World) makeTransaction(c *genContext, command *schemas.Node, at placement, i int, t *Transaction) error {
+	c.arena.reset() // the previous transaction's values are encoded
 	c.g.reseed(deriveSeed(w.Seed, "tx", uint64(i)))
 	c.now = w.BlockTime(at.block)
 	g := c.g
@@ -319,9 +319,7 @@ func (w *World) makeTransaction(c *genContext, command *schemas.Node, at placeme
 	b = strconv.AppendUint(b, g.src.Uint64()>>44, 10)
 	b = append(b, `"}}`...)
 	c.scratch = b
-	// An exact-size copy: the scratch buffer's spare capacity would
-	// otherwise be kept with every transaction.
-	t.JSON = bytes.Clone(b)
+	t.JSON = c.keep(b)
 	return nil
 }
 
@@ -351,8 +349,8 @@ func receivers(cmd *value) []string {
 		return nil
 	}
 	var out []string
-	for i := range changes.arr {
-		nt, ok := changes.arr[i].get("newTransfer")
+	for i := range changes.obj {
+		nt, ok := changes.obj[i].val.get("newTransfer")
 		if !ok {
 			continue
 		}

@@ -17,13 +17,15 @@ const (
 	kArray
 )
 
-// value is a generated JSON value. Objects keep their property order.
+// value is a generated JSON value. Objects keep their property order. It is
+// kept small (48 bytes): the walker copies values as it returns them.
 type value struct {
 	kind kind
-	text string // string content, or number text
 	b    bool
-	obj  []field
-	arr  []value
+	text string // string content, or number text
+	// obj holds an object's properties or, with empty names, an array's
+	// items.
+	obj []field
 }
 
 type field struct {
@@ -36,7 +38,6 @@ func num(i int64) value              { return value{kind: kNumber, text: strconv
 func numText(s string) value         { return value{kind: kNumber, text: s} }
 func boolean(b bool) value           { return value{kind: kBool, b: b} }
 func object(fs ...field) value       { return value{kind: kObject, obj: fs} }
-func array(items ...value) value     { return value{kind: kArray, arr: items} }
 func u64str(u uint64) value          { return str(strconv.FormatUint(u, 10)) }
 func i64str(i int64) value           { return str(strconv.FormatInt(i, 10)) }
 func fld(name string, v value) field { return field{name: name, val: v} }
@@ -97,26 +98,46 @@ func (v *value) appendJSON(b []byte) []byte {
 		return append(b, '}')
 	case kArray:
 		b = append(b, '[')
-		for i := range v.arr {
+		for i := range v.obj {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = v.arr[i].appendJSON(b)
+			b = v.obj[i].val.appendJSON(b)
 		}
 		return append(b, ']')
 	}
 	return b
 }
 
+// plainByte reports, for each byte, whether it stands for itself inside a
+// JSON string as encoding/json writes it: ASCII other than control
+// characters, '"', '\\', '<', '>' and '&'.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendQuoted appends s as a JSON string, escaping as encoding/json does
 // (including <, > and & as \u escapes, so output matches json.Marshal).
 func appendQuoted(b []byte, s string) []byte {
 	b = append(b, '"')
+	// Most strings (IDs, digits, enum names) need no escaping: copy them
+	// whole.
+	i := 0
+	for i < len(s) && plainByte[s[i]] {
+		i++
+	}
+	if i == len(s) {
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if plainByte[c] {
 				i++
 				continue
 			}

@@ -24,13 +24,130 @@ type genContext struct {
 	now      time.Time
 	depth    int
 	patterns map[string]*regexp.Regexp
-	groups   map[*schemas.Node][]string // memo of ExclusiveGroup
-	scratch  []byte                     // reused to encode a transaction
+	nodes    map[*schemas.Node]*nodePlan   // memo of how to make a node's values
+	objects  map[*schemas.Node]*objectPlan // memo of what an object node needs
+	commons  map[*schemas.Node][]any       // memo of an enum's common values
+	scratch  []byte                        // reused to encode a transaction
+	kept     []byte                        // the block keep copies into
+	// building holds, per object being built (innermost last), the
+	// fields made so far; the finished object's fields are copied into
+	// the arena at their final size.
+	building [][]field
+	arena    arena
 }
 
 func newGenContext(g *rng, u *universe) *genContext {
 	return &genContext{g: g, u: u, optional: 0.6, now: u.now,
-		patterns: map[string]*regexp.Regexp{}, groups: map[*schemas.Node][]string{}}
+		patterns: map[string]*regexp.Regexp{}, nodes: map[*schemas.Node]*nodePlan{},
+		objects: map[*schemas.Node]*objectPlan{},
+		commons: map[*schemas.Node][]any{}}
+}
+
+// keepBlock is the size of the blocks keep copies transactions' JSON into.
+const keepBlock = 256 << 10
+
+// keep returns a copy of b, of exactly its length, carved from a block that
+// the next copies share: one allocation per block instead of one per
+// transaction, and no spare capacity kept with each. A block stays in
+// memory while any copy in it does.
+func (c *genContext) keep(b []byte) []byte {
+	if len(b) > cap(c.kept)-len(c.kept) {
+		if len(b) > keepBlock/4 {
+			return append(make([]byte, 0, len(b)), b...)
+		}
+		c.kept = make([]byte, 0, keepBlock)
+	}
+	lo := len(c.kept)
+	c.kept = append(c.kept, b...)
+	return c.kept[lo:len(c.kept):len(c.kept)]
+}
+
+// arena hands out the fields of objects and the items of arrays from a few
+// large blocks, reused from one transaction to the next: a transaction's
+// value tree is dropped once it is encoded, so its memory need not go
+// through the garbage collector. Blocks are only reused after reset.
+type arena struct {
+	fields []field
+	values []value
+}
+
+// reset makes the arena's memory free for the next value tree. Values made
+// before must not be used after it.
+func (a *arena) reset() {
+	a.fields = a.fields[:0]
+	a.values = a.values[:0]
+}
+
+// fieldSlice returns a slice of n fields with room for one more (an object
+// often gains one field after it is built: a transaction's command its block
+// height); appending beyond that copies it out of the arena rather than
+// overwrite a neighbour.
+func (a *arena) fieldSlice(n int) []field {
+	size := n + 1
+	if len(a.fields)+size > cap(a.fields) {
+		a.fields = make([]field, 0, max(2*cap(a.fields), size, 256))
+	}
+	lo := len(a.fields)
+	a.fields = a.fields[:lo+size]
+	return a.fields[lo : lo+n : lo+size]
+}
+
+// valueSlice returns a slice of n values, length 0 and capacity n.
+func (a *arena) valueSlice(n int) []value {
+	if len(a.values)+n > cap(a.values) {
+		a.values = make([]value, 0, max(2*cap(a.values), n, 64))
+	}
+	lo := len(a.values)
+	a.values = a.values[:lo+n]
+	return a.values[lo : lo : lo+n]
+}
+
+// objectPlan is what building an object of a node needs, worked out once:
+// its oneof group, the branches of known shape, and how each property is
+// chosen.
+type objectPlan struct {
+	group []string
+	known []string // the group's branches that are not opaque
+	props []propertyPlan
+	fixup func(c *genContext, v *value)
+}
+
+type propertyPlan struct {
+	name     string
+	schema   *schemas.Node
+	inGroup  bool
+	required bool
+	opaque   bool
+	// chance is how often the property is included when optional.
+	chance float64
+}
+
+// objectPlanOf returns the node's object plan, made on first use.
+func (c *genContext) objectPlanOf(n *schemas.Node) *objectPlan {
+	if p, ok := c.objects[n]; ok {
+		return p
+	}
+	p := &objectPlan{group: n.ExclusiveGroup(), fixup: fixups[n.Name]}
+	for _, b := range p.group {
+		if !n.Property(b).IsOpaque() {
+			p.known = append(p.known, b)
+		}
+	}
+	for _, prop := range n.Properties {
+		chance, ok := optionalChance[n.Name+"."+prop.Name]
+		if !ok {
+			chance = c.optional
+		}
+		p.props = append(p.props, propertyPlan{
+			name: prop.Name, schema: prop.Schema,
+			inGroup:  contains(p.group, prop.Name),
+			required: n.IsRequired(prop.Name),
+			opaque:   prop.Schema.IsOpaque(),
+			chance:   chance,
+		})
+	}
+	c.objects[n] = p
+	return p
 }
 
 // Instance returns a JSON instance of the named schema definition that
@@ -51,28 +168,115 @@ func Instance(name string, seed int64) ([]byte, error) {
 
 // gen makes a value for node n.
 func (c *genContext) gen(n *schemas.Node) (value, error) {
-	// A palette entry's format describes the meaning of the value, so look
-	// for a format at every step of the reference chain.
+	p := c.nodePlanOf(n)
+	switch p.kind {
+	case nodeDelegate:
+		return c.gen(p.target)
+	case nodeAllOf:
+		return c.genAllOf(p.node)
+	case nodeConst:
+		return p.constant, nil
+	case nodeEnum:
+		return plainValue(c.chooseEnum(p.node)), nil
+	case nodeOpaque:
+		return object(), nil
+	case nodeObject:
+		return c.genObjectByPlan(p.node, p.object, "")
+	case nodeArray:
+		return c.genArray(p.node)
+	case nodeFormat:
+		// The formats make values that match their patterns; the
+		// package's tests validate every generated value, so the hot
+		// path does not.
+		return p.format(c, p.node), nil
+	case nodeInteger:
+		return num(c.intIn(p.node, 0, 1000)), nil
+	case nodeNumber:
+		return c.float(p.node, 0, 1), nil
+	case nodeString:
+		return str(fitLength(c.g.faker.Word(), p.node)), nil
+	case nodeBool:
+		return boolean(c.g.chance(0.5)), nil
+	case nodeAny:
+		// Any JSON value: a short string or a small number.
+		if c.g.chance(0.5) {
+			return num(c.g.between(0, 1000)), nil
+		}
+		return str(c.g.faker.Word()), nil
+	}
+	return value{}, p.err
+}
+
+// nodeKind is how gen makes a value for a node.
+type nodeKind uint8
+
+const (
+	nodeError    nodeKind = iota // no value can be made: nodePlan.err says why
+	nodeDelegate                 // make a value for nodePlan.target
+	nodeAllOf
+	nodeConst
+	nodeEnum
+	nodeOpaque
+	nodeObject
+	nodeArray
+	nodeFormat // a scalar made by its format's function
+	nodeInteger
+	nodeNumber
+	nodeString
+	nodeBool
+	nodeAny
+)
+
+// nodePlan is how gen makes a value for a node, worked out once per node:
+// the node's reference chain followed and its keywords read.
+type nodePlan struct {
+	kind     nodeKind
+	node     *schemas.Node // the node at the end of the reference chain
+	target   *schemas.Node // nodeDelegate
+	constant value         // nodeConst
+	format   formatFunc    // nodeFormat
+	object   *objectPlan   // nodeObject
+	err      error         // nodeError
+}
+
+// nodePlanOf returns the node's plan, made on first use.
+func (c *genContext) nodePlanOf(n *schemas.Node) *nodePlan {
+	if p, ok := c.nodes[n]; ok {
+		return p
+	}
+	p := planNode(n)
+	if p.kind == nodeObject {
+		p.object = c.objectPlanOf(p.node)
+	}
+	c.nodes[n] = p
+	return p
+}
+
+func planNode(n *schemas.Node) *nodePlan {
 	for n.Ref != nil {
 		n = n.Ref
 	}
+	p := &nodePlan{node: n}
 	if t := n.NullableTarget(); t != nil {
-		return c.gen(t)
+		p.kind, p.target = nodeDelegate, t
+		return p
 	}
-	if len(n.AnyOf) > 0 && len(n.Types) == 0 {
-		return c.gen(n.AnyOf[0])
-	}
-	if len(n.AllOf) > 0 && len(n.Types) == 0 {
-		return c.genAllOf(n)
-	}
-	if n.HasConst {
-		return plainValue(n.Const), nil
-	}
-	if len(n.Enum) > 0 {
-		return plainValue(c.chooseEnum(n)), nil
-	}
-	if n.IsOpaque() {
-		return object(), nil
+	switch {
+	case len(n.AnyOf) > 0 && len(n.Types) == 0:
+		p.kind, p.target = nodeDelegate, n.AnyOf[0]
+		return p
+	case len(n.AllOf) > 0 && len(n.Types) == 0:
+		p.kind = nodeAllOf
+		return p
+	case n.HasConst:
+		p.kind, p.constant = nodeConst, plainValue(n.Const)
+		return p
+	case len(n.Enum) > 0:
+		p.kind = nodeEnum
+		return p
+	case n.IsOpaque():
+		p.kind = nodeOpaque
+		return p
 	}
 	typ := ""
 	for _, t := range n.Types {
@@ -83,39 +287,30 @@ func (c *genContext) gen(n *schemas.Node) (value, error) {
 	}
 	switch typ {
 	case "object":
-		return c.genObject(n, "")
+		p.kind = nodeObject
 	case "array":
-		return c.genArray(n)
+		p.kind = nodeArray
 	case "string", "integer", "number":
-		return c.genScalar(n, typ)
-	case "boolean":
-		return boolean(c.g.chance(0.5)), nil
-	case "":
-		// Any JSON value: a short string or a small number.
-		if c.g.chance(0.5) {
-			return num(c.g.between(0, 1000)), nil
+		switch f, ok := formats[n.Format]; {
+		case ok:
+			p.kind, p.format = nodeFormat, f
+		case typ == "integer":
+			p.kind = nodeInteger
+		case typ == "number":
+			p.kind = nodeNumber
+		case n.Pattern != "":
+			p.err = fmt.Errorf("%s#%s: no generator for format %q (pattern %s)", n.File, n.Pointer, n.Format, n.Pattern)
+		default:
+			p.kind = nodeString
 		}
-		return str(c.g.faker.Word()), nil
+	case "boolean":
+		p.kind = nodeBool
+	case "":
+		p.kind = nodeAny
+	default:
+		p.err = fmt.Errorf("%s#%s: cannot generate type %q", n.File, n.Pointer, typ)
 	}
-	return value{}, fmt.Errorf("%s#%s: cannot generate type %q", n.File, n.Pointer, typ)
-}
-
-func (c *genContext) genScalar(n *schemas.Node, typ string) (value, error) {
-	// The formats make values that match their patterns; the package's
-	// tests validate every generated value, so the hot path does not.
-	if f, ok := formats[n.Format]; ok {
-		return f(c, n), nil
-	}
-	switch typ {
-	case "integer":
-		return num(c.intIn(n, 0, 1000)), nil
-	case "number":
-		return c.float(n, 0, 1), nil
-	}
-	if n.Pattern != "" {
-		return value{}, fmt.Errorf("%s#%s: no generator for format %q (pattern %s)", n.File, n.Pointer, n.Format, n.Pattern)
-	}
-	return str(fitLength(c.g.faker.Word(), n)), nil
+	return p
 }
 
 // genAllOf makes a value for the first branch that also passes the others,
@@ -152,7 +347,7 @@ func (c *genContext) genArray(n *schemas.Node) (value, error) {
 		hi = *n.MaxItems
 	}
 	count := int(c.g.between(int64(lo), int64(hi)))
-	items := make([]value, 0, count)
+	items := c.arena.fieldSlice(count)[:0]
 	c.depth++
 	defer func() { c.depth-- }()
 	for i := 0; i < count; i++ {
@@ -160,49 +355,68 @@ func (c *genContext) genArray(n *schemas.Node) (value, error) {
 		if err != nil {
 			return value{}, err
 		}
-		items = append(items, v)
+		items = append(items, field{val: v})
 	}
-	return array(items...), nil
+	return value{kind: kArray, obj: items}, nil
 }
 
 // genObject makes an object for n. forced, when not empty, names the branch
 // of the object's oneof group to take.
 func (c *genContext) genObject(n *schemas.Node, forced string) (value, error) {
-	group := c.groupOf(n)
+	return c.genObjectByPlan(n, c.objectPlanOf(n), forced)
+}
+
+func (c *genContext) genObjectByPlan(n *schemas.Node, plan *objectPlan, forced string) (value, error) {
 	chosen := forced
-	if chosen == "" && len(group) > 0 {
-		chosen = c.chooseBranch(n, group)
+	if chosen == "" && len(plan.group) > 0 {
+		chosen = c.chooseBranch(n, plan)
 	}
 	c.depth++
 	defer func() { c.depth-- }()
-	v := value{kind: kObject, obj: make([]field, 0, len(n.Properties))}
-	for _, p := range n.Properties {
+	// The fields are gathered on a stack of buffers, one per object being
+	// built, and copied into the arena once their number is known.
+	level := len(c.building)
+	if level == cap(c.building) {
+		c.building = append(c.building, nil)
+	}
+	c.building = c.building[:level+1]
+	fields := c.building[level][:0]
+	defer func() { c.building = c.building[:level] }()
+	for i := range plan.props {
+		p := &plan.props[i]
 		switch {
-		case contains(group, p.Name):
-			if p.Name != chosen {
+		case p.inGroup:
+			if p.name != chosen {
 				continue
 			}
-		case n.IsRequired(p.Name):
+		case p.required:
 		case c.cov != nil:
-		case !c.optionalIncluded(n.Name, p.Name):
+		case !c.g.chance(p.chance):
 			continue
 		}
-		if p.Schema.IsOpaque() && !n.IsRequired(p.Name) && p.Name != forced {
+		if p.opaque && !p.required && p.name != forced {
 			continue
 		}
-		pv, err := c.gen(p.Schema)
+		pv, err := c.gen(p.schema)
 		if err != nil {
 			return value{}, err
 		}
-		v.obj = append(v.obj, field{name: p.Name, val: pv})
+		fields = append(fields, field{name: p.name, val: pv})
 	}
-	if err := c.repair(n, &v); err != nil {
+	c.building[level] = fields
+	// The object is finished in the arena: repair and the fixups take its
+	// address, which would otherwise move it to the heap.
+	v := &c.arena.valueSlice(1)[:1][0]
+	*v = value{kind: kObject, obj: c.arena.fieldSlice(len(fields))}
+	copy(v.obj, fields)
+	clear(fields) // no stale pointers kept alive in the buffer
+	if err := c.repair(n, v); err != nil {
 		return value{}, err
 	}
-	if fix, ok := fixups[n.Name]; ok {
-		fix(c, &v)
+	if plan.fixup != nil {
+		plan.fixup(c, v)
 	}
-	return v, nil
+	return *v, nil
 }
 
 // repair makes the object pass its if/then rules. For a broken rule it first
@@ -293,21 +507,16 @@ func (c *genContext) chooseEnum(n *schemas.Node) any {
 		}
 		return pick(c.g, n.Enum)
 	}
-	return c.chooseCommon(n.Enum)
+	return c.chooseCommon(n)
 }
 
 // chooseBranch picks a branch of a oneof group: when covering, the one that
 // leads to the most not yet produced; otherwise uniformly among the branches
 // whose shape is known.
-func (c *genContext) chooseBranch(n *schemas.Node, group []string) string {
-	var known []string
-	for _, b := range group {
-		if !n.Property(b).IsOpaque() {
-			known = append(known, b)
-		}
-	}
+func (c *genContext) chooseBranch(n *schemas.Node, plan *objectPlan) string {
+	known := plan.known
 	if len(known) == 0 {
-		return pick(c.g, group)
+		return pick(c.g, plan.group)
 	}
 	if c.cov == nil {
 		return pick(c.g, known)
@@ -380,7 +589,7 @@ func (c *genContext) satisfies(n *schemas.Node, v *value) bool {
 		}
 	}
 	if v.kind == kArray {
-		if (n.MinItems != nil && len(v.arr) < *n.MinItems) || (n.MaxItems != nil && len(v.arr) > *n.MaxItems) {
+		if (n.MinItems != nil && len(v.obj) < *n.MinItems) || (n.MaxItems != nil && len(v.obj) > *n.MaxItems) {
 			return false
 		}
 	}
@@ -473,16 +682,6 @@ func equalPlain(v *value, x any) bool {
 		return v.kind == kNumber && err == nil && f == t
 	}
 	return false
-}
-
-// groupOf returns the node's oneof group, computed once per node.
-func (c *genContext) groupOf(n *schemas.Node) []string {
-	g, ok := c.groups[n]
-	if !ok {
-		g = n.ExclusiveGroup()
-		c.groups[n] = g
-	}
-	return g
 }
 
 func contains(list []string, s string) bool {

@@ -99,7 +99,7 @@ func (w *World) writeListing(ctx context.Context, rw *rowWriter, dir string) err
 	switch {
 	case rw.listing == ListingTransactions:
 		err = w.EachTransaction(ctx, true, func(t *Transaction) error { return rw.row(t.JSON, "", t) })
-	case rw.listing == ListingGames && w.Games == nil && w.games != nil:
+	case rw.listing == ListingGames && w.lazyGames():
 		err = w.writeLazyGames(ctx, rw, dir)
 	default:
 		n := 0
@@ -172,6 +172,7 @@ func (w *World) spillGames(ctx context.Context, spill io.Writer) ([]int64, error
 	ends := make([]int64, 0, w.LatestEpoch-w.FirstEpoch+1)
 	var offset int64
 	var epoch []Game
+	var node []byte // reused: each node is copied into the spill file
 	for run := w.newGameRun(); !run.done(); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -179,7 +180,8 @@ func (w *World) spillGames(ctx context.Context, spill io.Writer) ([]int64, error
 		epoch = run.next(epoch[:0])
 		for i := range epoch {
 			g := &epoch[i]
-			cursor, node := g.Cursor(), RecordJSON(g)
+			cursor := g.Cursor()
+			node = g.appendJSON(node[:0])
 			out.WriteString(cursor)
 			out.WriteByte('\n')
 			out.Write(node)
