@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"time"
 
 	"github.com/chaindata/harness/mockserver/faults"
@@ -96,4 +97,102 @@ func cors(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// writeDeadlines sets the connection's write deadline as an answer is
+// written (Config.WriteTimeout): at the start, base from now, for what
+// net/http writes on its own (a 100 Continue, an answer the handler left
+// empty); before the header and each flush, base; before each write, base
+// plus the time its bytes take at rate bytes a second. A client that stops reading thus fails the write that fills the
+// connection's buffers, the handler returns and its answer's memory is
+// freed, and net/http closes the connection. Where the writer cannot take
+// a deadline (a test recorder, a hijacked connection) nothing is set.
+func writeDeadlines(next http.Handler, base time.Duration, rate int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), base: base, rate: rate}
+		dw.extend(0)
+		next.ServeHTTP(dw, r)
+	})
+}
+
+// deadlineWriter moves the write deadline forward before each write.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc   *http.ResponseController
+	base time.Duration
+	rate int
+}
+
+// writeAllowance is the time a write of n bytes may take: base, plus n bytes
+// at rate bytes a second.
+func writeAllowance(n int, base time.Duration, rate int) time.Duration {
+	return base + time.Duration(int64(n)*int64(time.Second)/int64(rate))
+}
+
+// extend sets the deadline for a write of n bytes from now.
+func (d *deadlineWriter) extend(n int) {
+	d.rc.SetWriteDeadline(time.Now().Add(writeAllowance(n, d.base, d.rate)))
+}
+
+func (d *deadlineWriter) WriteHeader(code int) {
+	d.extend(0)
+	d.ResponseWriter.WriteHeader(code)
+}
+
+func (d *deadlineWriter) Write(b []byte) (int, error) {
+	d.extend(len(b))
+	return d.ResponseWriter.Write(b)
+}
+
+// FlushError flushes with a fresh deadline: a slow-body fault flushes each
+// piece it writes.
+func (d *deadlineWriter) FlushError() error {
+	d.extend(0)
+	return d.rc.Flush()
+}
+
+// Unwrap gives http.ResponseController the writer underneath, for the
+// faults that take over the connection.
+func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+// limitHeaders answers 431 with the error body when the request line and
+// header block are over limit bytes (Config.MaxHeaderBytes). net/http
+// answers a plain-text 431 itself only above the http.Server's
+// MaxHeaderBytes, which HTTPServer sets above limit, so that such a request
+// reaches this check.
+func limitHeaders(next http.Handler, limit int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n := headerBytes(r, limit); n > limit {
+			writeError(w, &apiError{
+				status: http.StatusRequestHeaderFieldsTooLarge, code: codeInvalidArgument, message: "InvalidArgument error",
+				details: []errorDetail{{
+					Type: errorDetailType, Code: detailNotMapped, Message: "request header fields too large",
+					Inner: "the request line and headers are " + strconv.Itoa(n) + " bytes, more than the limit of " + strconv.Itoa(limit),
+				}},
+			})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// headerBytes returns the size of r's request line and header block as
+// HTTP/1.1 sends them ("GET /path?query HTTP/1.1\r\n", "Key: value\r\n"
+// for each value, the Host line and the blank line), counting no further
+// once the count is over limit.
+func headerBytes(r *http.Request, limit int) int {
+	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + 2
+	if r.RequestURI == "" { // a request made in-process
+		n += len(r.URL.RequestURI())
+	}
+	n += len("Host: ") + len(r.Host) + 2 + 2
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + 2 + len(v) + 2
+		}
+		if n > limit {
+			break
+		}
+	}
+	return n
 }
