@@ -611,7 +611,7 @@ func TestWriteDeadlinesSet(t *testing.T) {
 		w.Write(make([]byte, 1000))
 	})
 	rec := &deadlineRecorder{ResponseRecorder: *httptest.NewRecorder(), now: time.Now}
-	writeDeadlines(handler, 10*time.Second, 1000).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	writeDeadlines(handler, 10*time.Second, 1000, nil).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
 	want := "deadline +10s, deadline +10s, header 200, deadline +13s, write 3000, deadline +10s, flush, deadline +11s, write 1000"
 	if got := strings.Join(rec.events, ", "); got != want {
 		t.Errorf("events\n %s\nwant\n %s", got, want)
@@ -630,5 +630,130 @@ func TestWriteDeadlinesSet(t *testing.T) {
 		if got := strings.Contains(strings.Join(rec.events, ", "), "deadline"); got != tc.want {
 			t.Errorf("WriteTimeout %v: deadlines set %v, want %v (%v)", tc.timeout, got, tc.want, rec.events)
 		}
+	}
+}
+
+// TestReclaimer checks the memory of dropped answers is handed back once
+// after a burst of drops, delay after the last; during a stream of drops
+// at the latest about maxDelay after the first; and again after a later
+// burst.
+func TestReclaimer(t *testing.T) {
+	t.Parallel()
+	const delay, maxDelay = 100 * time.Millisecond, 400 * time.Millisecond
+	frees := make(chan time.Time, 100)
+	r := &reclaimer{delay: delay, maxDelay: maxDelay, free: func() { frees <- time.Now() }}
+	wait := func(what string, within time.Duration) time.Time {
+		t.Helper()
+		select {
+		case at := <-frees:
+			return at
+		case <-time.After(within):
+			t.Fatalf("%s: no free within %v", what, within)
+			return time.Time{}
+		}
+	}
+	none := func(what string, d time.Duration) {
+		t.Helper()
+		select {
+		case <-frees:
+			t.Fatalf("%s: a free, want none", what)
+		case <-time.After(d):
+		}
+	}
+
+	// A burst: one free, delay after the drops.
+	for range 5 {
+		r.dropped()
+	}
+	last := time.Now()
+	at := wait("a burst", 5*time.Second)
+	if at.Sub(last) < delay*9/10 {
+		t.Errorf("freed %v after a burst of drops, want after %v", at.Sub(last), delay)
+	}
+	none("after the burst", 3*delay)
+
+	// A drop before the free puts it off: delay after the later drop.
+	first := time.Now()
+	r.dropped()
+	time.Sleep(delay / 2)
+	r.dropped()
+	second := time.Now()
+	at = wait("two drops", 5*time.Second)
+	if second.Sub(first) < delay*8/10 { // else the machine was too slow to tell
+		if at.Sub(second) < delay*9/10 {
+			t.Errorf("freed %v after a second drop, want after %v: the second drop did not put the free off", at.Sub(second), delay)
+		}
+	}
+	none("after the two drops", 3*delay)
+
+	// A stream of drops closer than delay: freed by maxDelay (plus the
+	// delay pending), not put off for ever.
+	start := time.Now()
+	stop := time.After(4 * maxDelay)
+	var got []time.Time
+stream:
+	for {
+		select {
+		case <-stop:
+			break stream
+		case at := <-frees:
+			got = append(got, at)
+		case <-time.After(delay / 4):
+			r.dropped()
+		}
+	}
+	if len(got) == 0 || got[0].Sub(start) > maxDelay+2*delay {
+		t.Errorf("a stream of drops for %v: frees at %v, want the first within %v", 4*maxDelay, got, maxDelay+delay)
+	}
+	wait("the end of the stream", 5*time.Second)
+}
+
+// failingWriter fails every write.
+type failingWriter struct {
+	httptest.ResponseRecorder
+	fail bool
+}
+
+func (f *failingWriter) Write(b []byte) (int, error) {
+	if f.fail {
+		return 0, errors.New("i/o timeout")
+	}
+	return len(b), nil
+}
+
+// TestFailedBigWritesAreReclaimed checks which writes count as a dropped
+// answer whose memory is handed back: a failed one of at least
+// reclaimMinBytes, and no other.
+func TestFailedBigWritesAreReclaimed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		n    int
+		fail bool
+		want bool
+	}{
+		{"a failed big write", reclaimMinBytes, true, true},
+		{"a failed small write", reclaimMinBytes - 1, true, false},
+		{"a big write", 4 * reclaimMinBytes, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			freed := make(chan struct{}, 1)
+			rc := &reclaimer{delay: time.Millisecond, maxDelay: time.Millisecond, free: func() { freed <- struct{}{} }}
+			h := writeDeadlines(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Write(make([]byte, tc.n))
+			}), time.Second, 1<<20, rc)
+			h.ServeHTTP(&failingWriter{ResponseRecorder: *httptest.NewRecorder(), fail: tc.fail}, httptest.NewRequest(http.MethodGet, "/", nil))
+			select {
+			case <-freed:
+				if !tc.want {
+					t.Error("memory handed back, want not")
+				}
+			case <-time.After(500 * time.Millisecond):
+				if tc.want {
+					t.Error("memory not handed back")
+				}
+			}
+		})
 	}
 }

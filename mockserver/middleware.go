@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/chaindata/harness/mockserver/faults"
@@ -107,9 +108,13 @@ func cors(next http.Handler) http.Handler {
 // connection's buffers, the handler returns and its answer's memory is
 // freed, and net/http closes the connection. Where the writer cannot take
 // a deadline (a test recorder, a hijacked connection) nothing is set.
-func writeDeadlines(next http.Handler, base time.Duration, rate int) http.Handler {
+//
+// A failed write of at least reclaimMinBytes tells rc, which hands the
+// memory of the dropped answers back to the operating system once the
+// drops stop (see reclaimer).
+func writeDeadlines(next http.Handler, base time.Duration, rate int, rc *reclaimer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), base: base, rate: rate}
+		dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), base: base, rate: rate, reclaim: rc}
 		dw.extend(0)
 		next.ServeHTTP(dw, r)
 	})
@@ -118,9 +123,10 @@ func writeDeadlines(next http.Handler, base time.Duration, rate int) http.Handle
 // deadlineWriter moves the write deadline forward before each write.
 type deadlineWriter struct {
 	http.ResponseWriter
-	rc   *http.ResponseController
-	base time.Duration
-	rate int
+	rc      *http.ResponseController
+	base    time.Duration
+	rate    int
+	reclaim *reclaimer
 }
 
 // writeAllowance is the time a write of n bytes may take: base, plus n bytes
@@ -141,7 +147,64 @@ func (d *deadlineWriter) WriteHeader(code int) {
 
 func (d *deadlineWriter) Write(b []byte) (int, error) {
 	d.extend(len(b))
-	return d.ResponseWriter.Write(b)
+	n, err := d.ResponseWriter.Write(b)
+	if err != nil && len(b) >= reclaimMinBytes {
+		d.reclaim.dropped()
+	}
+	return n, err
+}
+
+// reclaimMinBytes is the smallest failed write after which the memory of
+// dropped answers is handed back: below it the runtime's own pace does.
+const reclaimMinBytes = 1 << 20
+
+// reclaimer hands the memory of answers whose clients were dropped back to
+// the operating system: free (debug.FreeOSMemory) runs delay after the last
+// of a burst of drops, and at most maxDelay after the first. Without it a
+// server that answers nothing more after dropping stalled clients keeps
+// their buffers in its RSS: no allocation, so no collection, so nothing for
+// the runtime to return.
+type reclaimer struct {
+	delay, maxDelay time.Duration
+	free            func()
+
+	mu      sync.Mutex
+	timer   *time.Timer
+	pending time.Time // the first drop since the last free; zero: none
+}
+
+// newReclaimer returns a reclaimer with the server's delays: a second after
+// the last drop, at most about two after the first, so that while clients
+// are dropped one after another the memory is handed back every two seconds
+// or so (each a full collection: a fraction of a second of CPU for a
+// heap of a few hundred MB).
+func newReclaimer() *reclaimer {
+	return &reclaimer{delay: time.Second, maxDelay: 2 * time.Second, free: debug.FreeOSMemory}
+}
+
+// dropped records a dropped answer.
+func (r *reclaimer) dropped() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	switch {
+	case r.timer == nil:
+		r.timer = time.AfterFunc(r.delay, r.run)
+		r.pending = now
+	case r.pending.IsZero():
+		r.timer.Reset(r.delay)
+		r.pending = now
+	case now.Sub(r.pending) < r.maxDelay:
+		r.timer.Reset(r.delay)
+	}
+}
+
+// run frees, once the burst of drops is over.
+func (r *reclaimer) run() {
+	r.mu.Lock()
+	r.pending = time.Time{}
+	r.mu.Unlock()
+	r.free()
 }
 
 // FlushError flushes with a fresh deadline: a slow-body fault flushes each

@@ -182,7 +182,7 @@ func New(cfg Config, store *Store) *Server {
 	}
 	h = recoverPanics(h, s.cfg.Logger)
 	if s.cfg.WriteTimeout > 0 {
-		h = writeDeadlines(h, s.cfg.WriteTimeout, s.cfg.MinWriteRate)
+		h = writeDeadlines(h, s.cfg.WriteTimeout, s.cfg.MinWriteRate, newReclaimer())
 	}
 	s.handler = h
 	return s
