@@ -757,3 +757,21 @@ func TestFailedBigWritesAreReclaimed(t *testing.T) {
 		})
 	}
 }
+
+// TestExportedLimits checks LimitHeaders and WriteDeadlines wrap a handler
+// as Server does.
+func TestExportedLimits(t *testing.T) {
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r.Header.Set("X-Pad", strings.Repeat("p", 200))
+	rec := httptest.NewRecorder()
+	LimitHeaders(ok, 100).ServeHTTP(rec, r)
+	if rec.Code != http.StatusRequestHeaderFieldsTooLarge || validateCached("Error", rec.Body.Bytes()) != nil {
+		t.Errorf("LimitHeaders: status %d, body %s; want a 431 error body", rec.Code, rec.Body)
+	}
+	dr := &deadlineRecorder{ResponseRecorder: *httptest.NewRecorder(), now: time.Now}
+	WriteDeadlines(ok, 5*time.Second, 1).ServeHTTP(dr, r)
+	if got := strings.Join(dr.events, ", "); got != "deadline +5s, deadline +7s, write 2" {
+		t.Errorf("WriteDeadlines: events %s", got)
+	}
+}

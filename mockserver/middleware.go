@@ -259,3 +259,18 @@ func headerBytes(r *http.Request, limit int) int {
 	}
 	return n
 }
+
+// LimitHeaders returns next behind the header limit Server applies
+// (Config.MaxHeaderBytes), for another server of the API, such as harness
+// proxy: a request line plus headers over limit bytes is answered 431 with
+// the error body. The http.Server's MaxHeaderBytes must be above limit (by
+// HeaderSlack, as Server.HTTPServer sets it), or net/http answers first.
+func LimitHeaders(next http.Handler, limit int) http.Handler { return limitHeaders(next, limit) }
+
+// WriteDeadlines returns next with the write deadlines Server sets
+// (Config.WriteTimeout, Config.MinWriteRate), for another server of the
+// API, such as harness proxy: before each write, base plus the bytes at
+// rate bytes a second, so that a client that stops reading is dropped.
+func WriteDeadlines(next http.Handler, base time.Duration, rate int) http.Handler {
+	return writeDeadlines(next, base, rate, newReclaimer())
+}
