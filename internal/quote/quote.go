@@ -38,10 +38,11 @@ func Message(msg string) string {
 }
 
 // cut returns the largest i <= n at which s can be cut without splitting a
-// UTF-8 sequence: i is a character's start. Invalid bytes count as
-// characters of their own, so at most utf8.UTFMax-1 bytes are given up.
+// UTF-8 sequence: n when s[n] starts a character, else the start of the
+// character s[n] is part of, at most utf8.UTFMax-1 bytes before it. Bytes
+// that are not UTF-8 are cut at n. It needs utf8.UTFMax-1 <= n < len(s).
 func cut(s string, n int) int {
-	for i := n; i > n-utf8.UTFMax && i > 0; i-- {
+	for i := n; i >= n-(utf8.UTFMax-1); i-- {
 		if utf8.RuneStart(s[i]) {
 			return i
 		}

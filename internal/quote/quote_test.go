@@ -22,6 +22,12 @@ func TestValue(t *testing.T) {
 		// one byte earlier.
 		{"a character across the limit", strings.Repeat("a", MaxValue-1) + "éz", `"` + strings.Repeat("a", MaxValue-1) + `…" (202 bytes)`},
 		{"a character ending at the limit", strings.Repeat("a", MaxValue-2) + "éz", `"` + strings.Repeat("a", MaxValue-2) + `é…" (201 bytes)`},
+		// 𝄞 is four bytes, the limit falls on its last: the cut is
+		// three bytes earlier, at its start.
+		{"a four-byte character across the limit", strings.Repeat("a", MaxValue-3) + "𝄞z", `"` + strings.Repeat("a", MaxValue-3) + `…" (202 bytes)`},
+		// Five bytes from a start byte to the limit are no character: the
+		// cut looks back no further than a character can reach.
+		{"a start byte too far back", strings.Repeat("a", MaxValue-4) + "\xf0\x80\x80\x80\x80z", strconv.Quote(strings.Repeat("a", MaxValue-4)+"\xf0\x80\x80\x80…") + " (202 bytes)"},
 		{"invalid UTF-8 is cut at the limit", strings.Repeat("\x80", MaxValue+10), strconv.Quote(strings.Repeat("\x80", MaxValue)+"…") + " (210 bytes)"},
 	}
 	for _, tc := range tests {
