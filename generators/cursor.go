@@ -216,12 +216,12 @@ type TxKey struct {
 func ParseTxCursor(c string) (TxKey, error) {
 	b, i, ok := strings.Cut(c, ".")
 	if !ok || !uint64Text.MatchString(b) || !uint64Text.MatchString(i) {
-		return TxKey{}, fmt.Errorf("%w: want <block>.<index>, got %q", ErrBadCursor, c)
+		return TxKey{}, fmt.Errorf("%w: want <block>.<index>", ErrBadCursor)
 	}
 	block, err1 := strconv.ParseUint(b, 10, 64)
 	index, err2 := strconv.ParseUint(i, 10, 32)
 	if err1 != nil || err2 != nil {
-		return TxKey{}, fmt.Errorf("%w: %q is out of range", ErrBadCursor, c)
+		return TxKey{}, fmt.Errorf("%w: block or index out of range", ErrBadCursor)
 	}
 	return TxKey{Block: block, Index: uint32(index)}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -106,6 +107,9 @@ func WriteFixtures(ctx context.Context, dir string, w *World, opts WriteOptions)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create fixture directory: %w", err)
+	}
+	if err := RemoveStaleTemps(dir, fixtureFiles()...); err != nil {
+		return nil, err
 	}
 	m := &Manifest{
 		FormatVersion:   1,
@@ -310,10 +314,71 @@ func WriteFileAtomic(path string, data []byte) error {
 	})
 }
 
-// writeAtomic writes a file through a temporary file in the same directory,
-// synced and renamed into place only when write succeeds.
+// fixtureFiles are the names of every file WriteFixtures may write.
+func fixtureFiles() []string {
+	names := []string{ManifestFile}
+	for _, l := range Listings {
+		names = append(names, l+"."+FormatJSON, l+"."+FormatNDJSON)
+	}
+	return names
+}
+
+// tempPattern is the os.CreateTemp pattern of writeAtomic's temporary file
+// for a file named name: ".NAME.<random digits>.tmp".
+func tempPattern(name string) string { return "." + name + ".*.tmp" }
+
+// isTempOf reports whether file is a temporary file writeAtomic made for
+// name: "." + name + "." + decimal digits (os.CreateTemp's random part) +
+// ".tmp", nothing looser, so that no file of anyone else's matches.
+func isTempOf(file, name string) bool {
+	digits, ok := strings.CutPrefix(file, "."+name+".")
+	if !ok {
+		return false
+	}
+	digits, ok = strings.CutSuffix(digits, ".tmp")
+	if !ok || digits == "" {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// RemoveStaleTemps removes from dir the temporary files that writeAtomic
+// (WriteFixtures, WriteFileAtomic) left for the files named names when its
+// process was killed before it could rename or remove them. It touches no
+// other file. It assumes one writer in dir at a time: a temporary file of a
+// run still writing would be removed too.
+func RemoveStaleTemps(dir string, names ...string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("look for stale temporary files: %w", err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		for _, name := range names {
+			if !isTempOf(e.Name(), name) {
+				continue
+			}
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("remove stale temporary file: %w", err)
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// writeAtomic writes a file through a temporary file in the same directory
+// (tempPattern), synced and renamed into place only when write succeeds.
+// One left by a killed process is removed by RemoveStaleTemps.
 func writeAtomic(path string, write func(*bufio.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(filepath.Base(path)))
 	if err != nil {
 		return err
 	}

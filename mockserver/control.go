@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chaindata/harness/internal/quote"
 	"github.com/chaindata/harness/mockserver/faults"
 )
 
@@ -180,7 +181,7 @@ func (s *Server) writeStatus(w http.ResponseWriter) {
 
 func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 	if r.URL.RawQuery != "" {
-		writeError(w, invalidArgument("invalid status request", "status takes no parameters, got "+strconv.Quote(r.URL.RawQuery)))
+		writeError(w, invalidArgument("invalid status request", "status takes no parameters, got "+quote.Value(r.URL.RawQuery)))
 		return
 	}
 	s.writeStatus(w)
@@ -188,7 +189,7 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
 	if r.URL.RawQuery != "" {
-		writeError(w, invalidArgument("invalid reset request", "reset takes no parameters, got "+strconv.Quote(r.URL.RawQuery)))
+		writeError(w, invalidArgument("invalid reset request", "reset takes no parameters, got "+quote.Value(r.URL.RawQuery)))
 		return
 	}
 	s.Reset()
@@ -225,7 +226,7 @@ func advanceRequest(r *http.Request) (n int, byEpochs bool, e *apiError) {
 	}
 	for k := range q {
 		if k != "blocks" && k != "epochs" {
-			return 0, false, invalidArgument("invalid advance request", fmt.Sprintf("unknown parameter %q: give blocks=N or epochs=N", k))
+			return 0, false, invalidArgument("invalid advance request", fmt.Sprintf("unknown parameter %s: give blocks=N or epochs=N", quote.Value(k)))
 		}
 	}
 	blocks, hasBlocks := q["blocks"]
@@ -239,7 +240,7 @@ func advanceRequest(r *http.Request) (n int, byEpochs bool, e *apiError) {
 	}
 	n, err = strconv.Atoi(value[0])
 	if err != nil || n < 1 || n > limit {
-		return 0, false, invalidArgument("invalid advance request", fmt.Sprintf("%s %q: want a whole number from 1 to %d", name, value[0], limit))
+		return 0, false, invalidArgument("invalid advance request", fmt.Sprintf("%s %s: want a whole number from 1 to %d", name, quote.Value(value[0]), limit))
 	}
 	return n, hasEpochs, nil
 }
@@ -247,7 +248,7 @@ func advanceRequest(r *http.Request) (n int, byEpochs bool, e *apiError) {
 // handleFaults replaces the fault rules with the body's.
 func (s *Server) handleFaults(w http.ResponseWriter, r *http.Request) {
 	if r.URL.RawQuery != "" {
-		writeError(w, invalidArgument("invalid fault rules", "faults takes its rules in the body, not parameters: got "+strconv.Quote(r.URL.RawQuery)))
+		writeError(w, invalidArgument("invalid fault rules", "faults takes its rules in the body, not parameters: got "+quote.Value(r.URL.RawQuery)))
 		return
 	}
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxFaultsBody))
@@ -257,7 +258,7 @@ func (s *Server) handleFaults(w http.ResponseWriter, r *http.Request) {
 	}
 	rs, err := faults.ParseRules(data)
 	if err != nil {
-		writeError(w, invalidArgument("invalid fault rules", err.Error()))
+		writeError(w, invalidArgument("invalid fault rules", quote.Message(err.Error())))
 		return
 	}
 	s.SetFaults(rs)

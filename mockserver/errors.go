@@ -2,8 +2,12 @@ package mockserver
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+
+	"github.com/chaindata/harness/internal/quote"
 )
 
 // gRPC status codes the API uses, and the HTTP status the gateway maps each to.
@@ -63,11 +67,16 @@ func invalidArgument(message, inner string) *apiError {
 }
 
 // parseError is a query value that does not parse (400, no details), worded
-// as the gateway words it.
+// as the gateway words it. The value is quoted by quote.Value, at most 200
+// bytes of it, also inside a strconv error (which would quote it whole).
 func parseError(field, value string, err error) *apiError {
+	var ne *strconv.NumError
+	if errors.As(err, &ne) {
+		err = fmt.Errorf("strconv.%s: parsing %s: %w", ne.Func, quote.Value(ne.Num), ne.Err)
+	}
 	return &apiError{
 		status: http.StatusBadRequest, code: codeInvalidArgument,
-		message: fmt.Sprintf("parsing field %q: %q: %v", field, value, err),
+		message: fmt.Sprintf("parsing field %q: %s: %v", field, quote.Value(value), err),
 	}
 }
 

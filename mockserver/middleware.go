@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/chaindata/harness/mockserver/faults"
@@ -96,4 +98,179 @@ func cors(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// writeDeadlines sets the connection's write deadline as an answer is
+// written (Config.WriteTimeout): at the start, base from now, for what
+// net/http writes on its own (a 100 Continue, an answer the handler left
+// empty); before the header and each flush, base; before each write, base
+// plus the time its bytes take at rate bytes a second. A client that stops reading thus fails the write that fills the
+// connection's buffers, the handler returns and its answer's memory is
+// freed, and net/http closes the connection. Where the writer cannot take
+// a deadline (a test recorder, a hijacked connection) nothing is set.
+//
+// A failed write of at least reclaimMinBytes tells rc, which hands the
+// memory of the dropped answers back to the operating system once the
+// drops stop (see reclaimer).
+func writeDeadlines(next http.Handler, base time.Duration, rate int, rc *reclaimer) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), base: base, rate: rate, reclaim: rc}
+		dw.extend(0)
+		next.ServeHTTP(dw, r)
+	})
+}
+
+// deadlineWriter moves the write deadline forward before each write.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	base    time.Duration
+	rate    int
+	reclaim *reclaimer
+}
+
+// writeAllowance is the time a write of n bytes may take: base, plus n bytes
+// at rate bytes a second.
+func writeAllowance(n int, base time.Duration, rate int) time.Duration {
+	return base + time.Duration(int64(n)*int64(time.Second)/int64(rate))
+}
+
+// extend sets the deadline for a write of n bytes from now.
+func (d *deadlineWriter) extend(n int) {
+	d.rc.SetWriteDeadline(time.Now().Add(writeAllowance(n, d.base, d.rate)))
+}
+
+func (d *deadlineWriter) WriteHeader(code int) {
+	d.extend(0)
+	d.ResponseWriter.WriteHeader(code)
+}
+
+func (d *deadlineWriter) Write(b []byte) (int, error) {
+	d.extend(len(b))
+	n, err := d.ResponseWriter.Write(b)
+	if err != nil && len(b) >= reclaimMinBytes {
+		d.reclaim.dropped()
+	}
+	return n, err
+}
+
+// reclaimMinBytes is the smallest failed write after which the memory of
+// dropped answers is handed back: below it the runtime's own pace does.
+const reclaimMinBytes = 1 << 20
+
+// reclaimer hands the memory of answers whose clients were dropped back to
+// the operating system: free (debug.FreeOSMemory) runs delay after the last
+// of a burst of drops, and at most maxDelay after the first. Without it a
+// server that answers nothing more after dropping stalled clients keeps
+// their buffers in its RSS: no allocation, so no collection, so nothing for
+// the runtime to return.
+type reclaimer struct {
+	delay, maxDelay time.Duration
+	free            func()
+
+	mu      sync.Mutex
+	timer   *time.Timer
+	pending time.Time // the first drop since the last free; zero: none
+}
+
+// newReclaimer returns a reclaimer with the server's delays: a second after
+// the last drop, at most about two after the first, so that while clients
+// are dropped one after another the memory is handed back every two seconds
+// or so (each a full collection: a fraction of a second of CPU for a
+// heap of a few hundred MB).
+func newReclaimer() *reclaimer {
+	return &reclaimer{delay: time.Second, maxDelay: 2 * time.Second, free: debug.FreeOSMemory}
+}
+
+// dropped records a dropped answer.
+func (r *reclaimer) dropped() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	switch {
+	case r.timer == nil:
+		r.timer = time.AfterFunc(r.delay, r.run)
+		r.pending = now
+	case r.pending.IsZero():
+		r.timer.Reset(r.delay)
+		r.pending = now
+	case now.Sub(r.pending) < r.maxDelay:
+		r.timer.Reset(r.delay)
+	}
+}
+
+// run frees, once the burst of drops is over.
+func (r *reclaimer) run() {
+	r.mu.Lock()
+	r.pending = time.Time{}
+	r.mu.Unlock()
+	r.free()
+}
+
+// FlushError flushes with a fresh deadline: a slow-body fault flushes each
+// piece it writes.
+func (d *deadlineWriter) FlushError() error {
+	d.extend(0)
+	return d.rc.Flush()
+}
+
+// Unwrap gives http.ResponseController the writer underneath, for the
+// faults that take over the connection.
+func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+// limitHeaders answers 431 with the error body when the request line and
+// header block are over limit bytes (Config.MaxHeaderBytes). net/http
+// answers a plain-text 431 itself only above the http.Server's
+// MaxHeaderBytes, which HTTPServer sets above limit, so that such a request
+// reaches this check.
+func limitHeaders(next http.Handler, limit int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n := headerBytes(r, limit); n > limit {
+			writeError(w, &apiError{
+				status: http.StatusRequestHeaderFieldsTooLarge, code: codeInvalidArgument, message: "InvalidArgument error",
+				details: []errorDetail{{
+					Type: errorDetailType, Code: detailNotMapped, Message: "request header fields too large",
+					Inner: "the request line and headers are " + strconv.Itoa(n) + " bytes, more than the limit of " + strconv.Itoa(limit),
+				}},
+			})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// headerBytes returns the size of r's request line and header block as
+// HTTP/1.1 sends them ("GET /path?query HTTP/1.1\r\n", "Key: value\r\n"
+// for each value, the Host line and the blank line), counting no further
+// once the count is over limit.
+func headerBytes(r *http.Request, limit int) int {
+	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + 2
+	if r.RequestURI == "" { // a request made in-process
+		n += len(r.URL.RequestURI())
+	}
+	n += len("Host: ") + len(r.Host) + 2 + 2
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + 2 + len(v) + 2
+		}
+		if n > limit {
+			break
+		}
+	}
+	return n
+}
+
+// LimitHeaders returns next behind the header limit Server applies
+// (Config.MaxHeaderBytes), for another server of the API, such as harness
+// proxy: a request line plus headers over limit bytes is answered 431 with
+// the error body. The http.Server's MaxHeaderBytes must be above limit (by
+// HeaderSlack, as Server.HTTPServer sets it), or net/http answers first.
+func LimitHeaders(next http.Handler, limit int) http.Handler { return limitHeaders(next, limit) }
+
+// WriteDeadlines returns next with the write deadlines Server sets
+// (Config.WriteTimeout, Config.MinWriteRate), for another server of the
+// API, such as harness proxy: before each write, base plus the bytes at
+// rate bytes a second, so that a client that stops reading is dropped.
+func WriteDeadlines(next http.Handler, base time.Duration, rate int) http.Handler {
+	return writeDeadlines(next, base, rate, newReclaimer())
 }

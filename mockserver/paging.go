@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+
+	"github.com/chaindata/harness/internal/quote"
 )
 
 // pageRequest is the pagination of a request to a paged listing.
@@ -210,7 +212,7 @@ func (s *Server) page(p pageRequest, v view, decode func(string) (cmpFunc, error
 	cursorCmp := func(c string) (cmpFunc, *apiError) {
 		cmp, err := decode(c)
 		if err != nil {
-			return nil, invalidPagination("invalid cursor %q: %v", c, err)
+			return nil, invalidPagination("invalid cursor %s: %v", quote.Value(c), err)
 		}
 		return cmp, nil
 	}

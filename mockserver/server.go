@@ -62,7 +62,38 @@ type Config struct {
 	// Logger receives one line per request; nil logs nothing (and costs
 	// nothing).
 	Logger *slog.Logger
+
+	// WriteTimeout is the base of every answer's write deadline (default
+	// 10s; negative: no deadline). Before each write of an answer the
+	// connection's write deadline is set to WriteTimeout plus the time the
+	// bytes of that write take at MinWriteRate, so that a client that stops
+	// reading is cut off and the memory of its answer freed, while a slow
+	// but reading client gets a whole page: a 5000-transaction page
+	// (about 5.8 MB) may take 10 s + 22 s at the defaults.
+	WriteTimeout time.Duration
+	// MinWriteRate is the slowest rate, in bytes a second, at which a
+	// client must read an answer (default 256 KiB/s, DefaultMinWriteRate).
+	MinWriteRate int
+	// MaxHeaderBytes is the largest request line plus header block served
+	// (default 1 MiB, DefaultMaxHeaderBytes); a larger one is answered 431
+	// with the error body. The http.Server must read more than this for
+	// the answer to be ours: HTTPServer sets its MaxHeaderBytes to
+	// MaxHeaderBytes + HeaderSlack; beyond that net/http answers a plain
+	// 431 itself, before any handler runs.
+	MaxHeaderBytes int
 }
+
+// Defaults of the limits a Config leaves zero.
+const (
+	DefaultWriteTimeout   = 10 * time.Second
+	DefaultMinWriteRate   = 256 << 10 // bytes a second
+	DefaultMaxHeaderBytes = 1 << 20
+	// HeaderSlack is how much more than Config.MaxHeaderBytes the
+	// http.Server reads (HTTPServer), so that a header block somewhat
+	// over the limit reaches the handler and gets the error body; net/http
+	// itself allows 4096 bytes more than its MaxHeaderBytes.
+	HeaderSlack = 1 << 20
+)
 
 func (c Config) withDefaults() Config {
 	if c.DefaultPageSize == 0 {
@@ -79,6 +110,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.EpochWindow == 0 {
 		c.EpochWindow = 30
+	}
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = DefaultWriteTimeout
+	}
+	if c.MinWriteRate <= 0 {
+		c.MinWriteRate = DefaultMinWriteRate
+	}
+	if c.MaxHeaderBytes <= 0 {
+		c.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
 	return c
 }
@@ -135,13 +175,34 @@ func New(cfg Config, store *Store) *Server {
 	if s.cfg.Control {
 		h = s.withControl(h)
 	}
+	h = limitHeaders(h, s.cfg.MaxHeaderBytes)
 	h = cors(h)
 	if s.cfg.Logger != nil {
 		h = s.logRequests(h)
 	}
 	h = recoverPanics(h, s.cfg.Logger)
+	if s.cfg.WriteTimeout > 0 {
+		h = writeDeadlines(h, s.cfg.WriteTimeout, s.cfg.MinWriteRate, newReclaimer())
+	}
 	s.handler = h
 	return s
+}
+
+// HTTPServer returns an http.Server for s with the limits a server facing
+// slow and hostile clients needs: 10 s to send the request line and headers
+// and a minute for the whole request (a control API body included), idle
+// connections closed after 2 minutes, and MaxHeaderBytes above
+// Config.MaxHeaderBytes by HeaderSlack (see Config.MaxHeaderBytes). Its
+// Handler is s. It has no server-wide WriteTimeout: s sets each answer's
+// write deadline by the answer's size (Config.WriteTimeout).
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    s.cfg.MaxHeaderBytes + HeaderSlack,
+	}
 }
 
 // transactionsPrefix returns the configured prefix as a clean absolute path

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/internal/quote"
 )
 
 var errUnknownEnum = errors.New("unknown enum value")
@@ -60,7 +61,7 @@ func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 		}
 		k, err := generators.ParseTxCursor(c.text)
 		if err != nil {
-			return req, invalidArgument("invalid cursor string: "+strconv.Quote(c.text), err.Error())
+			return req, invalidArgument("invalid cursor string: "+quote.Value(c.text), err.Error())
 		}
 		*c.dst = &k
 	}

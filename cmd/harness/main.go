@@ -34,6 +34,9 @@ type env struct {
 	// getenv reads an environment variable; nil means an empty
 	// environment.
 	getenv func(string) string
+	// memAvailable returns the memory the process may still use (ok false
+	// when unknown); nil reads the machine's (availableMemory).
+	memAvailable func() (bytes uint64, ok bool)
 }
 
 // lookupEnv returns the environment variable's value, "" when unset.

@@ -41,6 +41,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	maxBlocks := fs.Int("max-blocks", 100_000, "the most blocks the live chain adds (0: no bound)")
 	noControl := fs.Bool("no-control", false, "do not serve the control API under /harness/")
 	logFormat := fs.String("log-format", "text", "request log format on standard error: text, json or none")
+	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", mockserver.DefaultWriteTimeout, "base of each answer's write deadline; a client that reads slower than --min-write-rate beyond it is dropped (0: no deadline)")
+	fs.IntVar(&cfg.MinWriteRate, "min-write-rate", mockserver.DefaultMinWriteRate, "bytes a second a client must read an answer at, beyond --write-timeout")
+	fs.IntVar(&cfg.MaxHeaderBytes, "max-header-bytes", mockserver.DefaultMaxHeaderBytes, "largest request line and headers served; larger ones get a 431 error body")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -80,6 +83,15 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return usageError(e.stderr, fs, "--clock manual grows only through the control API, which --no-control turns off")
 	case !*noControl && underControl(cfg.TransactionsPrefix):
 		return usageError(e.stderr, fs, "--transactions-prefix %q is under /harness/, the control API's path (add --no-control)", cfg.TransactionsPrefix)
+	case cfg.WriteTimeout < 0:
+		return usageError(e.stderr, fs, "--write-timeout must not be negative (0 turns the deadline off)")
+	case cfg.MinWriteRate <= 0:
+		return usageError(e.stderr, fs, "--min-write-rate must be positive")
+	case cfg.MaxHeaderBytes <= 0:
+		return usageError(e.stderr, fs, "--max-header-bytes must be positive")
+	}
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = -1 // the Config's "no deadline"
 	}
 	genesis := time.Now()
 	if *genesisTime != "" {
@@ -109,37 +121,39 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return usageError(e.stderr, fs, "--log-format must be text, json or none, got %q", *logFormat)
 	}
 
-	started := time.Now()
-	var store *mockserver.Store
-	if *data != "" {
-		// Fixtures are served from disk: mapped files and an index.
-		var info mockserver.FixtureInfo
-		var err error
-		if store, info, err = mockserver.OpenFixtures(*data); err != nil {
-			fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
-			return exitFailure
-		}
-		if info.Rebuilt != "" {
-			fmt.Fprintf(e.stderr, "harness serve: indexed %s (the index was %s)\n", *data, info.Rebuilt)
-		}
-		if info.SaveErr != nil {
-			fmt.Fprintf(e.stderr, "harness serve: the index could not be saved beside the fixtures, so the next start indexes them again: %v\n", info.SaveErr)
-		}
-	} else {
-		// Lazy: the store keeps each record's JSON, the world need not.
-		world, err := generators.Generate(generators.Options{Seed: *seed, Scale: *scale, Lazy: true})
-		if err == nil {
-			store, err = mockserver.NewStore(world)
-		}
-		if err == nil {
-			cfg.Chain, err = mockserver.NewChain(store, world, *maxBlocks)
-		}
-		if err != nil {
-			fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
-			return exitFailure
-		}
+	if code := refuseUnfit(e, *data, *seed, *scale, set["seed"]); code >= 0 {
+		return code
 	}
+
+	// The world is built in a goroutine, so that a signal stops the wait:
+	// the build itself cannot be interrupted, and the process exits
+	// without it.
+	started := time.Now()
+	fmt.Fprintf(e.stderr, "harness serve: building the %s\n", describeSource(*data, *seed, *scale))
+	builtc := make(chan built, 1)
+	go func() { builtc <- build(*data, *seed, *scale, *maxBlocks) }()
+	var b built
+	select {
+	case b = <-builtc:
+	case <-ctx.Done():
+	}
+	if ctx.Err() != nil { // also when the build ended as the signal came
+		fmt.Fprintln(e.stderr, "harness serve: interrupted while building the world; not serving")
+		return exitFailure
+	}
+	if b.err != nil {
+		fmt.Fprintf(e.stderr, "harness serve: %v\n", b.err)
+		return exitFailure
+	}
+	store := b.store
 	defer store.Close()
+	cfg.Chain = b.chain
+	if b.index.Rebuilt != "" {
+		fmt.Fprintf(e.stderr, "harness serve: indexed %s (the index was %s)\n", *data, b.index.Rebuilt)
+	}
+	if b.index.SaveErr != nil {
+		fmt.Fprintf(e.stderr, "harness serve: the index could not be saved beside the fixtures, so the next start indexes them again: %v\n", b.index.SaveErr)
+	}
 	counts := store.Counts()
 
 	ln, err := net.Listen("tcp", *addr)
@@ -147,16 +161,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
 		return exitFailure
 	}
-	srv := &http.Server{
-		Handler:           mockserver.New(cfg, store),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
-	source := fmt.Sprintf("generated world (seed %d, scale %v)", *seed, *scale)
-	if *data != "" {
-		source = "fixtures in " + *data
-	}
-	fmt.Fprintf(e.stdout, "serving %s on http://%s\n", source, ln.Addr())
+	srv := mockserver.New(cfg, store).HTTPServer()
+	fmt.Fprintf(e.stdout, "serving %s on http://%s\n", describeSource(*data, *seed, *scale), ln.Addr())
 	fmt.Fprintf(e.stdout, "  games %d, snapshots %d, key rotations %d, network parameters %d, transactions %d (ready in %v)\n",
 		counts[generators.ListingGames], counts[generators.ListingSnapshots], counts[generators.ListingKeyRotations],
 		counts[generators.ListingNetworkParameters], counts[generators.ListingTransactions], time.Since(started).Round(time.Millisecond))
@@ -200,6 +206,85 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	fmt.Fprintln(e.stdout, "stopped")
 	return exitOK
+}
+
+// built is what serve builds before it listens.
+type built struct {
+	store *mockserver.Store
+	chain *mockserver.Chain // nil for fixtures, which cannot grow
+	index mockserver.FixtureInfo
+	err   error
+}
+
+// build makes the store of the fixtures in data (served from disk: mapped
+// files and their index), or of the generated world of seed and scale with
+// its live chain.
+func build(data string, seed int64, scale float64, maxBlocks int) built {
+	if data != "" {
+		store, info, err := mockserver.OpenFixtures(data)
+		return built{store: store, index: info, err: err}
+	}
+	// Lazy: the store keeps each record's JSON, the world need not.
+	world, err := generators.Generate(generators.Options{Seed: seed, Scale: scale, Lazy: true})
+	if err != nil {
+		return built{err: err}
+	}
+	store, err := mockserver.NewStore(world)
+	if err != nil {
+		return built{err: err}
+	}
+	b := built{store: store}
+	if b.chain, b.err = mockserver.NewChain(store, world, maxBlocks); b.err != nil {
+		store.Close()
+	}
+	return b // the store and the chain hold what they need of the world
+}
+
+// describeSource names what serve serves.
+func describeSource(data string, seed int64, scale float64) string {
+	if data != "" {
+		return "fixtures in " + data
+	}
+	return fmt.Sprintf("generated world (seed %d, scale %v)", seed, scale)
+}
+
+// refuseUnfit refuses, with exitUsage, a world or fixtures whose estimated
+// memory (mockserver.MemoryEstimate, FixturesMemoryEstimate) is more than the
+// machine has available, and says how to serve them from disk instead. It
+// returns -1 to go on, also when the available memory or the fixtures'
+// estimate cannot be known (the build then reports what is wrong).
+func refuseUnfit(e *env, data string, seed int64, scale float64, seedSet bool) int {
+	avail := e.memAvailable
+	if avail == nil {
+		avail = availableMemory
+	}
+	have, ok := avail()
+	if !ok {
+		return -1
+	}
+	if data != "" {
+		need, err := mockserver.FixturesMemoryEstimate(data)
+		if err != nil || need <= have {
+			return -1
+		}
+		fmt.Fprintf(e.stderr, "harness serve: the fixtures in %s need about %s of memory to serve; %s is available.\n",
+			data, formatBytes(need), formatBytes(have))
+		return exitUsage
+	}
+	need := mockserver.MemoryEstimate(scale)
+	if need <= have {
+		return -1
+	}
+	seedFlag := ""
+	if seedSet {
+		seedFlag = fmt.Sprintf(" --seed %d", seed)
+	}
+	fmt.Fprintf(e.stderr, "harness serve: --scale %v needs about %s of memory; %s is available.\n"+
+		"Write the world to disk and serve it from there instead:\n"+
+		"  harness generate%s --scale %v --format ndjson --out DIR\n"+
+		"  harness serve --data DIR\n",
+		scale, formatBytes(need), formatBytes(have), seedFlag, scale)
+	return exitUsage
 }
 
 // blocksBound says how many blocks the chain may add.

@@ -104,6 +104,9 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		{"transactions under the control API", []string{"serve", "--transactions-prefix", "harness/x"}, "under /harness/"},
 		{"no fault file", []string{"serve", "--faults", "/nonexistent/faults.yaml"}, "--faults: open /nonexistent/faults.yaml"},
 		{"a bad fault file", []string{"serve", "--faults", os.DevNull}, "fault rules: empty"},
+		{"a negative write timeout", []string{"serve", "--write-timeout", "-1s"}, "--write-timeout must not be negative"},
+		{"a zero write rate", []string{"serve", "--min-write-rate", "0"}, "--min-write-rate must be positive"},
+		{"a zero header limit", []string{"serve", "--max-header-bytes", "0"}, "--max-header-bytes must be positive"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

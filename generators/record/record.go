@@ -310,6 +310,10 @@ func (r *recorder) run(ctx context.Context) error {
 	if err := os.MkdirAll(r.opts.Out, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}
+	// What a killed run left half-written through WriteFileAtomic.
+	if err := generators.RemoveStaleTemps(r.opts.Out, generators.ManifestFile, StateFile); err != nil {
+		return err
+	}
 	if err := r.start(); err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/chaindata/harness/internal/quote"
 )
 
 // Header is the request header that asks for a fault for that request only.
@@ -179,34 +181,34 @@ func Parse(s string) (Fault, error) {
 		name, value, hasValue := strings.Cut(item, "=")
 		name, value = strings.ToLower(strings.TrimSpace(name)), strings.TrimSpace(value)
 		if name == "" {
-			return Fault{}, fmt.Errorf("%w: %q: an empty item", ErrSyntax, s)
+			return Fault{}, fmt.Errorf("%w: %s: an empty item", ErrSyntax, quote.Value(s))
 		}
 		if seen[name] {
-			return Fault{}, fmt.Errorf("%w: %q: %s given twice", ErrSyntax, s, name)
+			return Fault{}, fmt.Errorf("%w: %s: %s given twice", ErrSyntax, quote.Value(s), name)
 		}
 		seen[name] = true
 		takesValue := name != "none" && name != "reset" && name != "empty" && name != "garbage"
 		if _, known := itemKinds[name]; known && takesValue != hasValue {
 			if hasValue {
-				return Fault{}, fmt.Errorf("%w: %q: %s takes no value", ErrSyntax, s, name)
+				return Fault{}, fmt.Errorf("%w: %s: %s takes no value", ErrSyntax, quote.Value(s), name)
 			}
-			return Fault{}, fmt.Errorf("%w: %q: %s needs a value (%s=...)", ErrSyntax, s, name, name)
+			return Fault{}, fmt.Errorf("%w: %s: %s needs a value (%s=...)", ErrSyntax, quote.Value(s), name, name)
 		}
 		if err := f.set(name, value); err != nil {
-			return Fault{}, fmt.Errorf("%w: %q: %w", ErrSyntax, s, err)
+			return Fault{}, fmt.Errorf("%w: %s: %w", ErrSyntax, quote.Value(s), err)
 		}
 		if itemKinds[name] != None {
 			kinds = append(kinds, name)
 		}
 	}
 	if seen["none"] && len(seen) > 1 {
-		return Fault{}, fmt.Errorf("%w: %q: none stands alone", ErrSyntax, s)
+		return Fault{}, fmt.Errorf("%w: %s: none stands alone", ErrSyntax, quote.Value(s))
 	}
 	if len(kinds) > 1 {
-		return Fault{}, fmt.Errorf("%w: %q: at most one fault besides latency, got %s", ErrSyntax, s, strings.Join(kinds, " and "))
+		return Fault{}, fmt.Errorf("%w: %s: at most one fault besides latency, got %s", ErrSyntax, quote.Value(s), strings.Join(kinds, " and "))
 	}
 	if f.HasRetryAfter && f.Kind != Status {
-		return Fault{}, fmt.Errorf("%w: %q: retry-after goes with status", ErrSyntax, s)
+		return Fault{}, fmt.Errorf("%w: %s: retry-after goes with status", ErrSyntax, quote.Value(s))
 	}
 	if f.Kind == Status && f.Status == 429 && !f.HasRetryAfter {
 		f.RetryAfter, f.HasRetryAfter = 1, true // a 429 always says when to come back
@@ -224,7 +226,7 @@ var itemKinds = map[string]Kind{
 func (f *Fault) set(name, value string) error {
 	kind, ok := itemKinds[name]
 	if !ok {
-		return fmt.Errorf("%q is not a fault: want %s", name, names)
+		return fmt.Errorf("%s is not a fault: want %s", quote.Value(name), names)
 	}
 	if kind != None {
 		f.Kind = kind
@@ -244,7 +246,7 @@ func (f *Fault) set(name, value string) error {
 	case "truncate":
 		f.Fraction, err = strconv.ParseFloat(value, 64)
 		if err != nil || !(f.Fraction >= 0 && f.Fraction < 1) {
-			err = fmt.Errorf("truncate %q: want a fraction of the body from 0 up to (not including) 1", value)
+			err = fmt.Errorf("truncate %s: want a fraction of the body from 0 up to (not including) 1", quote.Value(value))
 		}
 	case "slow-body":
 		f.Rate, err = parseInt("slow-body", value, 1, maxRate)
@@ -265,7 +267,7 @@ func validStatus(code int) bool {
 func parseInt(name, value string, lo, hi int) (int, error) {
 	n, err := strconv.Atoi(value)
 	if err != nil || n < lo || n > hi {
-		return 0, fmt.Errorf("%s %q: want a whole number from %d to %d", name, value, lo, hi)
+		return 0, fmt.Errorf("%s %s: want a whole number from %d to %d", name, quote.Value(value), lo, hi)
 	}
 	return n, nil
 }
@@ -276,7 +278,7 @@ func parseDelay(v string) (Delay, error) {
 	case strings.HasPrefix(v, "uniform:"):
 		lo, hi, ok := strings.Cut(strings.TrimPrefix(v, "uniform:"), "-")
 		if !ok {
-			return Delay{}, fmt.Errorf("latency %q: want uniform:MIN-MAX, such as uniform:50ms-200ms", v)
+			return Delay{}, fmt.Errorf("latency %s: want uniform:MIN-MAX, such as uniform:50ms-200ms", quote.Value(v))
 		}
 		d := Delay{Dist: Uniform}
 		var err error
@@ -287,7 +289,7 @@ func parseDelay(v string) (Delay, error) {
 			return Delay{}, err
 		}
 		if d.Lo > d.Hi {
-			return Delay{}, fmt.Errorf("latency %q: the minimum is above the maximum", v)
+			return Delay{}, fmt.Errorf("latency %s: the minimum is above the maximum", quote.Value(v))
 		}
 		return d, nil
 	case strings.HasPrefix(v, "lognormal:"):
@@ -301,10 +303,10 @@ func parseDelay(v string) (Delay, error) {
 			case "p99":
 				dst = &d.P99
 			default:
-				return Delay{}, fmt.Errorf("latency %q: want lognormal:median=D,p99=D, such as lognormal:median=80ms,p99=900ms", v)
+				return Delay{}, fmt.Errorf("latency %s: want lognormal:median=D,p99=D, such as lognormal:median=80ms,p99=900ms", quote.Value(v))
 			}
 			if *dst != 0 {
-				return Delay{}, fmt.Errorf("latency %q: %s given twice", v, strings.TrimSpace(k))
+				return Delay{}, fmt.Errorf("latency %s: %s given twice", quote.Value(v), strings.TrimSpace(k))
 			}
 			var err error
 			if *dst, err = parseDuration(val); err != nil {
@@ -312,7 +314,7 @@ func parseDelay(v string) (Delay, error) {
 			}
 		}
 		if !(0 < d.Median && d.Median < d.P99) {
-			return Delay{}, fmt.Errorf("latency %q: want 0 < median < p99", v)
+			return Delay{}, fmt.Errorf("latency %s: want 0 < median < p99", quote.Value(v))
 		}
 		return d, nil
 	}
@@ -324,7 +326,7 @@ func parseDelay(v string) (Delay, error) {
 func parseDuration(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil || d < 0 || d > MaxLatency {
-		return 0, fmt.Errorf("latency %q: want a duration such as 300ms, from 0 to %v", s, MaxLatency)
+		return 0, fmt.Errorf("latency %s: want a duration such as 300ms, from 0 to %v", quote.Value(s), MaxLatency)
 	}
 	return d, nil
 }

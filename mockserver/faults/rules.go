@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/internal/quote"
 )
 
 // Rule chooses requests to fail and how. A request matches when it is for
@@ -74,13 +75,13 @@ func (r *Rule) check() (Fault, error) {
 		return Fault{}, errors.New("give a listing or a path, not both")
 	}
 	if r.Listing != "" && !slices.Contains(generators.Listings, r.Listing) {
-		return Fault{}, fmt.Errorf("listing %q: want one of %s", r.Listing, strings.Join(generators.Listings, ", "))
+		return Fault{}, fmt.Errorf("listing %s: want one of %s", quote.Value(r.Listing), strings.Join(generators.Listings, ", "))
 	}
 	if r.Path != "" && (!strings.HasPrefix(r.Path, "/") || path.Clean(r.Path) != r.Path) {
-		return Fault{}, fmt.Errorf("path %q: want a clean absolute path such as /api/v2/games", r.Path)
+		return Fault{}, fmt.Errorf("path %s: want a clean absolute path such as /api/v2/games", quote.Value(r.Path))
 	}
 	if r.Path == "/harness" || strings.HasPrefix(r.Path, "/harness/") {
-		return Fault{}, fmt.Errorf("path %q: faults never hit the control API", r.Path)
+		return Fault{}, fmt.Errorf("path %s: faults never hit the control API", quote.Value(r.Path))
 	}
 	if r.Probability != 0 && r.Every != 0 {
 		return Fault{}, errors.New("give a probability or every, not both")
@@ -102,7 +103,7 @@ func (r *Rule) check() (Fault, error) {
 		return Fault{}, err
 	}
 	if f.IsZero() {
-		return Fault{}, fmt.Errorf("fault %q does nothing", r.Fault)
+		return Fault{}, fmt.Errorf("fault %s does nothing", quote.Value(r.Fault))
 	}
 	return f, nil
 }
