@@ -47,6 +47,7 @@ type Store struct {
 	txByType     map[string][]int32
 	txByParty    map[string][]int32 // submitter or receiver
 	ids          map[string]string  // interns identifiers
+	idsMu        sync.Mutex
 
 	firstEpoch, latestEpoch uint64
 	latestBlock             uint64
@@ -127,10 +128,11 @@ func NewStore(w *generators.World) (*Store, error) {
 	s := newStore(w.Seed, w.Scale)
 	s.firstEpoch, s.latestEpoch = w.FirstEpoch, w.LatestEpoch
 	s.latestBlock, s.latestBlockTime = w.LatestBlock, w.LatestBlockTime
-	err := s.addGames(w)
-	if err == nil {
-		err = s.addSnapshots(w.Snapshots)
-	}
+	// Games are made on one core, epoch after epoch; the other listings
+	// meanwhile, transactions on every core.
+	gamesDone := make(chan error, 1)
+	go func() { gamesDone <- s.addGames(w) }()
+	err := s.addSnapshots(w.Snapshots)
 	if err == nil {
 		err = s.addRotations(w.KeyRotations)
 	}
@@ -139,6 +141,9 @@ func NewStore(w *generators.World) (*Store, error) {
 	}
 	if err == nil {
 		err = s.addTransactions(w)
+	}
+	if gerr := <-gamesDone; err == nil {
+		err = gerr
 	}
 	if err != nil {
 		s.Close()
@@ -174,8 +179,12 @@ func (s *Store) setBlockHeaders() {
 	s.timeHeader = []string{strconv.FormatInt(s.latestBlockTime.UnixNano(), 10)}
 }
 
-// intern returns a string equal to id that the store keeps once.
+// intern returns a string equal to id that the store keeps once. It is
+// safe for concurrent use (NewStore adds games and transactions side by
+// side).
 func (s *Store) intern(id string) string {
+	s.idsMu.Lock()
+	defer s.idsMu.Unlock()
 	if x, ok := s.ids[id]; ok {
 		return x
 	}
