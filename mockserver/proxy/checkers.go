@@ -1,0 +1,148 @@
+package proxy
+
+import (
+	"context"
+	"math"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+)
+
+// pendingCheck is a response the client already has, waiting for its check.
+type pendingCheck struct {
+	ctx  context.Context
+	ex   *exchange
+	seq  uint64 // its entry in pending
+	size int64  // the bytes its body holds
+}
+
+// checkPool runs checks off the request path: at most checkers at once,
+// with more waiting in a FIFO queue of at most size entries holding at
+// most maxBytes of bodies. submit never blocks; it refuses a check when
+// every checker is busy and the queue is full, so a client is never held
+// to the pace of the checks and the memory held for checking is bounded.
+// Its goroutines live only while there is work, so a pool needs no Close.
+type checkPool struct {
+	run      func(pendingCheck) // does one check
+	checkers int
+	maxBytes int64
+	// beforeCheck, when set (by tests), runs on the checker's goroutine
+	// before each check: a test holds the checkers with it.
+	beforeCheck func()
+
+	mu        sync.Mutex
+	busy      int            // goroutines checking, at most checkers
+	queue     []pendingCheck // a ring of len size
+	head, n   int            // its first entry and its length
+	bytes     int64          // the bytes of the bodies queued
+	peak      int            // the longest the queue has been
+	peakBytes int64          // the most bytes it has held
+}
+
+func newCheckPool(checkers, size int, maxBytes int64, run func(pendingCheck)) *checkPool {
+	return &checkPool{run: run, checkers: checkers, maxBytes: maxBytes, queue: make([]pendingCheck, size)}
+}
+
+// submit hands c to a checker, or queues it, and reports whether it did:
+// false means every checker is busy and the queue is full (in entries or
+// in bytes).
+func (cp *checkPool) submit(c pendingCheck) bool {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if cp.busy < cp.checkers {
+		cp.busy++
+		go cp.work(c)
+		return true
+	}
+	if cp.n == len(cp.queue) || cp.bytes+c.size > cp.maxBytes {
+		return false
+	}
+	cp.queue[(cp.head+cp.n)%len(cp.queue)] = c
+	cp.n++
+	cp.bytes += c.size
+	cp.peak = max(cp.peak, cp.n)
+	cp.peakBytes = max(cp.peakBytes, cp.bytes)
+	return true
+}
+
+// work checks c, then each queued check in turn, and ends when the queue
+// is empty.
+func (cp *checkPool) work(c pendingCheck) {
+	for {
+		if cp.beforeCheck != nil {
+			cp.beforeCheck()
+		}
+		cp.run(c)
+		var ok bool
+		if c, ok = cp.next(); !ok {
+			return
+		}
+	}
+}
+
+// next takes the oldest queued check; false (and one checker less busy)
+// when there is none.
+func (cp *checkPool) next() (pendingCheck, bool) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if cp.n == 0 {
+		cp.busy--
+		return pendingCheck{}, false
+	}
+	c := cp.queue[cp.head]
+	cp.queue[cp.head] = pendingCheck{} // the body it holds can be collected once checked
+	cp.head = (cp.head + 1) % len(cp.queue)
+	cp.n--
+	cp.bytes -= c.size
+	return c, true
+}
+
+// stats returns the pool's gauges.
+func (cp *checkPool) stats() PoolMetrics {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return PoolMetrics{
+		Checkers: cp.checkers, QueueSize: len(cp.queue), QueueBytes: cp.maxBytes,
+		Running: cp.busy, Queued: cp.n, QueuedPeak: cp.peak, QueuedBytes: cp.bytes, QueuedBytesPeak: cp.peakBytes,
+	}
+}
+
+// sampleScale is the resolution of Config.CheckSample: it is rounded to a
+// whole number of billionths.
+const sampleScale = 1_000_000_000
+
+// sampler chooses the listing responses to check, by a counter rather than
+// at random, so that a run is repeatable: the listing requests are numbered
+// in the order they arrive, i = 0, 1, 2, ..., and request i is checked when
+// ceil((i+1)·F) > ceil(i·F). Of the first N requests exactly ceil(N·F) are
+// checked, the first among them, spread evenly (F = 0.25 checks requests 0,
+// 4, 8, ...).
+type sampler struct {
+	rate uint64 // F in billionths, 1 to sampleScale
+	next atomic.Uint64
+}
+
+func newSampler(f float64) *sampler {
+	rate := uint64(math.Round(f * sampleScale))
+	return &sampler{rate: min(max(rate, 1), sampleScale)}
+}
+
+// take numbers the next listing request and reports whether it is checked.
+func (s *sampler) take() bool {
+	if s.rate == sampleScale {
+		return true
+	}
+	i := s.next.Add(1) - 1
+	return ceilScaled(i+1, s.rate) > ceilScaled(i, s.rate)
+}
+
+// ceilScaled returns ceil(i·rate/sampleScale) without overflow. Div64
+// cannot panic: the high word of i·rate is below rate, at most sampleScale.
+func ceilScaled(i, rate uint64) uint64 {
+	hi, lo := bits.Mul64(i, rate)
+	q, r := bits.Div64(hi, lo, sampleScale)
+	if r != 0 {
+		q++
+	}
+	return q
+}
