@@ -64,8 +64,11 @@ type Config struct {
 	// DefaultMaxBodyBytes, 16 MiB); larger bodies stream through unchecked
 	// and are counted.
 	MaxBodyBytes int64
-	// Transport makes the upstream requests; nil means
-	// http.DefaultTransport.
+	// Transport makes the upstream requests; nil means a transport with
+	// http.DefaultTransport's settings that keeps up to 256 idle
+	// connections to the upstream (http.DefaultTransport keeps 2, so a
+	// proxy with more clients at once would open a connection for most
+	// requests).
 	Transport http.RoundTripper
 	// MetricsWait bounds how long a metrics request waits for the checks of
 	// the responses already sent (default 2s).
@@ -188,12 +191,52 @@ func New(cfg Config) *Proxy {
 				pr.Out.Header[http.CanonicalHeaderKey(name)] = slices.Clone(values)
 			}
 		},
-		Transport:      cfg.Transport,
+		Transport:      transport(cfg.Transport),
+		BufferPool:     &copyBuffers{},
 		ModifyResponse: p.inspect,
 		ErrorHandler:   p.upstreamError,
 	}
 	return p
 }
+
+// transport returns t, or when it is nil a clone of http.DefaultTransport
+// that keeps an idle connection to the upstream for each client at once.
+func transport(t http.RoundTripper) http.RoundTripper {
+	if t != nil {
+		return t
+	}
+	def, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport // replaced by the program; its choice
+	}
+	out := def.Clone()
+	out.MaxIdleConns = max(out.MaxIdleConns, maxIdleUpstream)
+	out.MaxIdleConnsPerHost = maxIdleUpstream
+	return out
+}
+
+// copyBuffers reuses the buffers ReverseProxy copies bodies through, which
+// it would otherwise allocate (and zero) for every request.
+type copyBuffers struct{ pool sync.Pool }
+
+// copyBufferSize is the size of each copy buffer: the most a read of the
+// upstream's body takes at once.
+const copyBufferSize = 64 << 10
+
+// Get returns a buffer of copyBufferSize bytes.
+func (b *copyBuffers) Get() []byte {
+	if buf, ok := b.pool.Get().(*[]byte); ok {
+		return *buf
+	}
+	return make([]byte, copyBufferSize)
+}
+
+// Put keeps buf for another request.
+func (b *copyBuffers) Put(buf []byte) { b.pool.Put(&buf) }
+
+// maxIdleUpstream is how many idle connections to the upstream the default
+// transport keeps.
+const maxIdleUpstream = 256
 
 // ServeHTTP forwards one request, or answers MetricsPath.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
