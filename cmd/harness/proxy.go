@@ -37,6 +37,7 @@ func parseProxy(e *env, args []string) (proxyArgs, int) {
 	fs.IntVar(&a.cfg.Checkers, "checkers", runtime.GOMAXPROCS(0), "checks that run at once, beside the forwarding: by default one per CPU the Go runtime uses (GOMAXPROCS)")
 	fs.IntVar(&a.cfg.CheckQueue, "check-queue", proxy.DefaultCheckQueue, "responses that may wait for a checker; when every checker is busy and the queue is full, a response passes unchecked (counted as busy)")
 	fs.Int64Var(&a.cfg.CheckQueueBytes, "check-queue-bytes", proxy.DefaultCheckQueueBytes, "bytes of bodies that may wait for a checker (a second bound on the queue)")
+	fs.Float64Var(&a.cfg.CheckCPU, "check-cpu", proxy.DefaultCheckCPU, "share of the CPUs the checks may use while requests are being forwarded, above 0 and at most 1; with none in flight they run flat out, and a check starts only when no goroutine waits for a CPU")
 	fs.Float64Var(&a.cfg.CheckSample, "check-sample", 1, "fraction of listing responses checked, above 0 and at most 1; the others pass unchecked (counted as sampled-out); a counter chooses them: of the first N listing requests ceil(N*F) are checked, the first among them")
 	var headers []string
 	fs.Var(conformance.HeaderFlag(&headers), "header", "`Name: value` header set on every upstream request (replacing the client's), e.g. an API key; repeatable; values are never printed (env "+conformance.EnvHeaders+", one a line; any --header replaces them)")
@@ -75,6 +76,9 @@ func parseProxy(e *env, args []string) (proxyArgs, int) {
 	// Written as !(in range) so that NaN fails too.
 	if f := a.cfg.CheckSample; !(f > 0 && f <= 1) {
 		return a, usageError(e.stderr, fs, "--check-sample must be above 0 and at most 1, got %v", f)
+	}
+	if f := a.cfg.CheckCPU; !(f > 0 && f <= 1) {
+		return a, usageError(e.stderr, fs, "--check-cpu must be above 0 and at most 1, got %v", f)
 	}
 	if a.cfg.Logger, err = newLogger(e, *logFormat); err != nil {
 		return a, usageError(e.stderr, fs, "%v", err)

@@ -78,6 +78,9 @@ func TestProxyUsageErrors(t *testing.T) {
 		{"no checkers", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--checkers", "0"}, "--checkers must be at least 1, got 0"},
 		{"negative checkers", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--checkers", "-2"}, "--checkers must be at least 1, got -2"},
 		{"no queue", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-queue", "0"}, "--check-queue must be at least 1, got 0"},
+		{"zero CPU share", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-cpu", "0"}, "--check-cpu must be above 0 and at most 1, got 0"},
+		{"CPU share above 1", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-cpu", "2"}, "--check-cpu must be above 0 and at most 1, got 2"},
+		{"NaN CPU share", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-cpu", "NaN"}, "--check-cpu must be above 0 and at most 1, got NaN"},
 		{"no queue bytes", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-queue-bytes", "0"}, "--check-queue-bytes must be at least 1, got 0"},
 	}
 	for _, tc := range tests {
@@ -148,10 +151,10 @@ func TestProxyCheckFlags(t *testing.T) {
 		args []string
 		want proxy.Config // only the checking fields
 	}{
-		{"defaults", nil, proxy.Config{Checkers: runtime.GOMAXPROCS(0), CheckQueue: proxy.DefaultCheckQueue, CheckQueueBytes: proxy.DefaultCheckQueueBytes, CheckSample: 1}},
-		{"all set", []string{"--checkers", "3", "--check-queue", "7", "--check-queue-bytes", "1000", "--check-sample", "0.25"},
-			proxy.Config{Checkers: 3, CheckQueue: 7, CheckQueueBytes: 1000, CheckSample: 0.25}},
-		{"tiny sample", []string{"--check-sample", "1e-6"}, proxy.Config{Checkers: runtime.GOMAXPROCS(0), CheckQueue: proxy.DefaultCheckQueue, CheckQueueBytes: proxy.DefaultCheckQueueBytes, CheckSample: 1e-6}},
+		{"defaults", nil, proxy.Config{Checkers: runtime.GOMAXPROCS(0), CheckQueue: proxy.DefaultCheckQueue, CheckQueueBytes: proxy.DefaultCheckQueueBytes, CheckSample: 1, CheckCPU: proxy.DefaultCheckCPU}},
+		{"all set", []string{"--checkers", "3", "--check-queue", "7", "--check-queue-bytes", "1000", "--check-sample", "0.25", "--check-cpu", "0.5"},
+			proxy.Config{Checkers: 3, CheckQueue: 7, CheckQueueBytes: 1000, CheckSample: 0.25, CheckCPU: 0.5}},
+		{"tiny sample", []string{"--check-sample", "1e-6"}, proxy.Config{Checkers: runtime.GOMAXPROCS(0), CheckQueue: proxy.DefaultCheckQueue, CheckQueueBytes: proxy.DefaultCheckQueueBytes, CheckSample: 1e-6, CheckCPU: proxy.DefaultCheckCPU}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -161,7 +164,7 @@ func TestProxyCheckFlags(t *testing.T) {
 			if code != -1 {
 				t.Fatalf("exit %d: %s", code, errOut.String())
 			}
-			got := proxy.Config{Checkers: a.cfg.Checkers, CheckQueue: a.cfg.CheckQueue, CheckQueueBytes: a.cfg.CheckQueueBytes, CheckSample: a.cfg.CheckSample}
+			got := proxy.Config{Checkers: a.cfg.Checkers, CheckQueue: a.cfg.CheckQueue, CheckQueueBytes: a.cfg.CheckQueueBytes, CheckSample: a.cfg.CheckSample, CheckCPU: a.cfg.CheckCPU}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("config %+v, want %+v", got, tc.want)
 			}

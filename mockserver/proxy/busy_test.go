@@ -307,6 +307,10 @@ func TestProxyConfigValidate(t *testing.T) {
 		{"negative sample", proxy.Config{Upstream: u, CheckSample: -0.5}, "CheckSample -0.5"},
 		{"sample above 1", proxy.Config{Upstream: u, CheckSample: 1.5}, "CheckSample 1.5"},
 		{"NaN sample", proxy.Config{Upstream: u, CheckSample: math.NaN()}, "CheckSample NaN"},
+		{"CPU share", proxy.Config{Upstream: u, CheckCPU: 0.5}, ""},
+		{"negative CPU share", proxy.Config{Upstream: u, CheckCPU: -1}, "CheckCPU -1"},
+		{"CPU share above 1", proxy.Config{Upstream: u, CheckCPU: 1.1}, "CheckCPU 1.1"},
+		{"NaN CPU share", proxy.Config{Upstream: u, CheckCPU: math.NaN()}, "CheckCPU NaN"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

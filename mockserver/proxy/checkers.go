@@ -4,8 +4,10 @@ import (
 	"context"
 	"math"
 	"math/bits"
+	rtmetrics "runtime/metrics"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // pendingCheck is a response the client already has, waiting for its check.
@@ -26,6 +28,11 @@ type checkPool struct {
 	run      func(pendingCheck) // does one check
 	checkers int
 	maxBytes int64
+	// duty is the fraction of its time a checker may spend checking while
+	// requests are being forwarded (forwarding reports whether any are):
+	// after a check it rests the rest.
+	duty       float64
+	forwarding func() bool
 	// beforeCheck, when set (by tests), runs on the checker's goroutine
 	// before each check: a test holds the checkers with it.
 	beforeCheck func()
@@ -39,8 +46,8 @@ type checkPool struct {
 	peakBytes int64          // the most bytes it has held
 }
 
-func newCheckPool(checkers, size int, maxBytes int64, run func(pendingCheck)) *checkPool {
-	return &checkPool{run: run, checkers: checkers, maxBytes: maxBytes, queue: make([]pendingCheck, size)}
+func newCheckPool(checkers, size int, maxBytes int64, duty float64, forwarding func() bool, run func(pendingCheck)) *checkPool {
+	return &checkPool{run: run, checkers: checkers, maxBytes: maxBytes, duty: duty, forwarding: forwarding, queue: make([]pendingCheck, size)}
 }
 
 // submit hands c to a checker, or queues it, and reports whether it did:
@@ -65,19 +72,42 @@ func (cp *checkPool) submit(c pendingCheck) bool {
 	return true
 }
 
+// full reports whether submit would refuse a check of size bytes now:
+// every checker is busy and the queue has no room for it.
+func (cp *checkPool) full(size int64) bool {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return cp.busy == cp.checkers && (cp.n == len(cp.queue) || cp.bytes+size > cp.maxBytes)
+}
+
 // work checks c, then each queued check in turn, and ends when the queue
 // is empty.
 func (cp *checkPool) work(c pendingCheck) {
 	for {
+		waitForSpareCPU()
 		if cp.beforeCheck != nil {
 			cp.beforeCheck()
 		}
+		start := time.Now()
 		cp.run(c)
+		cp.rest(time.Since(start))
 		var ok bool
 		if c, ok = cp.next(); !ok {
 			return
 		}
 	}
+}
+
+// maxRest bounds a checker's rest after one check.
+const maxRest = 5 * time.Second
+
+// rest pauses a checker after a check that took d, while requests are being
+// forwarded, so that it checks for at most duty of its time.
+func (cp *checkPool) rest(d time.Duration) {
+	if cp.duty >= 1 || !cp.forwarding() {
+		return
+	}
+	time.Sleep(min(time.Duration(float64(d)*(1/cp.duty-1)), maxRest))
 }
 
 // next takes the oldest queued check; false (and one checker less busy)
@@ -145,4 +175,35 @@ func ceilScaled(i, rate uint64) uint64 {
 		q++
 	}
 	return q
+}
+
+// runnableMetric counts the goroutines ready to run but waiting for a P.
+const runnableMetric = "/sched/goroutines/runnable:goroutines"
+
+// Bounds of the pause between two looks at the scheduler while it has no
+// CPU to spare.
+const (
+	spareCPUFirstPause = time.Millisecond
+	spareCPUMaxPause   = 20 * time.Millisecond
+)
+
+// waitForSpareCPU returns once no goroutine is waiting for a CPU (a P), so
+// that a check starts only when it takes no CPU the forwarding wants: a
+// check is CPU-bound and runs tens of milliseconds for a large page, and
+// while every P runs one, the goroutines forwarding responses would wait
+// for the scheduler to preempt it. While the proxy is saturated checks
+// wait here, the queue fills, and responses pass unchecked (busy) rather
+// than slowed. It looks again after a pause that doubles up to
+// spareCPUMaxPause; a runtime without the metric never waits.
+func waitForSpareCPU() {
+	sample := []rtmetrics.Sample{{Name: runnableMetric}}
+	pause := spareCPUFirstPause
+	for {
+		rtmetrics.Read(sample)
+		if sample[0].Value.Kind() != rtmetrics.KindUint64 || sample[0].Value.Uint64() == 0 {
+			return
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, spareCPUMaxPause)
+	}
 }

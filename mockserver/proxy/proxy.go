@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chaindata/harness/schemas"
@@ -99,17 +100,30 @@ type Config struct {
 	// unchecked (UncheckedSampledOut), and their bodies are not copied.
 	// It is rounded to a billionth.
 	CheckSample float64
+	// CheckCPU is the share of the CPUs (GOMAXPROCS) the checks may use
+	// while requests are being forwarded, in (0, 1] (default
+	// DefaultCheckCPU): after each check a checker rests in proportion to
+	// the time the check took. With no request in flight checks run flat
+	// out. Whatever the share, a check starts only when no goroutine is
+	// waiting for a CPU.
+	CheckCPU float64
 }
 
+// DefaultCheckCPU is the share of the CPUs checks may use while requests
+// are being forwarded when Config.CheckCPU is 0.
+const DefaultCheckCPU = 0.1
+
 // Validate reports the first setting New cannot use: a nil Upstream, or a
-// CheckSample that is NaN, negative or above 1. The zero value of every
-// other field, and of CheckSample, means its default.
+// CheckSample or CheckCPU that is NaN, negative or above 1. The zero value
+// of every other field, and of those two, means its default.
 func (c Config) Validate() error {
 	switch {
 	case c.Upstream == nil:
 		return errors.New("proxy config: Upstream is nil")
 	case math.IsNaN(c.CheckSample) || c.CheckSample < 0 || c.CheckSample > 1:
 		return fmt.Errorf("proxy config: CheckSample %v is not in (0, 1]", c.CheckSample)
+	case math.IsNaN(c.CheckCPU) || c.CheckCPU < 0 || c.CheckCPU > 1:
+		return fmt.Errorf("proxy config: CheckCPU %v is not in (0, 1]", c.CheckCPU)
 	}
 	return nil
 }
@@ -130,6 +144,8 @@ type Proxy struct {
 	pending *pending
 	pool    *checkPool
 	sample  *sampler
+	// inFlight counts the requests being forwarded.
+	inFlight atomic.Int64
 }
 
 // exchange is what the proxy remembers of a request while it is forwarded.
@@ -172,12 +188,18 @@ func New(cfg Config) *Proxy {
 	if cfg.CheckSample == 0 {
 		cfg.CheckSample = 1
 	}
+	if cfg.CheckCPU == 0 {
+		cfg.CheckCPU = DefaultCheckCPU
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	p := &Proxy{cfg: cfg, log: log, metrics: newMetrics(), pending: newPending(), sample: newSampler(cfg.CheckSample)}
-	p.pool = newCheckPool(cfg.Checkers, cfg.CheckQueue, cfg.CheckQueueBytes, p.check)
+	// Each checker's duty: its part of the share of the CPUs.
+	duty := min(1, cfg.CheckCPU*float64(runtime.GOMAXPROCS(0))/float64(cfg.Checkers))
+	p.pool = newCheckPool(cfg.Checkers, cfg.CheckQueue, cfg.CheckQueueBytes, duty,
+		func() bool { return p.inFlight.Load() > 0 }, p.check)
 	upstream := cfg.Upstream
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -245,6 +267,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
+	p.inFlight.Add(1)
+	defer p.inFlight.Add(-1)
 	l, isListing := listingFor(r.URL.Path)
 	ex := &exchange{listing: l, checked: isListing && r.Method == http.MethodGet, path: r.URL.Path, query: r.URL.RawQuery}
 	p.metrics.request(ex)
@@ -328,7 +352,8 @@ func (c *capture) Read(b []byte) (int, error) {
 func (c *capture) Close() error { return c.body.Close() }
 
 // inspect hands a sampled listing response's body to the client through a
-// capture, and counts one CheckSample left out.
+// capture, and counts one CheckSample left out, or one that finds the
+// checkers busy and the queue full as its headers arrive.
 func (p *Proxy) inspect(resp *http.Response) error {
 	ex, _ := resp.Request.Context().Value(exchangeKey{}).(*exchange)
 	if ex == nil || !ex.checked {
@@ -337,6 +362,13 @@ func (p *Proxy) inspect(resp *http.Response) error {
 	ex.status = resp.StatusCode
 	if !ex.sampled {
 		p.skipped(resp.Request.Context(), ex, UncheckedSampledOut)
+		return nil
+	}
+	if p.pool.full(max(resp.ContentLength, 0)) {
+		// No room for it now: under a load the checkers cannot follow,
+		// the body is not even copied. (The queue could make room
+		// while it streams; then it misses a check it could have had.)
+		p.skipped(resp.Request.Context(), ex, UncheckedBusy)
 		return nil
 	}
 	ex.encoding = resp.Header.Get("Content-Encoding")
@@ -619,12 +651,14 @@ type Metrics struct {
 // PoolMetrics are the gauges of the checkers: their settings, the checks
 // running and the responses waiting for one.
 type PoolMetrics struct {
-	// Checkers, QueueSize, QueueBytes and Sample are Config.Checkers,
-	// CheckQueue, CheckQueueBytes and CheckSample, defaults applied.
+	// Checkers, QueueSize, QueueBytes, Sample and CPU are
+	// Config.Checkers, CheckQueue, CheckQueueBytes, CheckSample and
+	// CheckCPU, defaults applied.
 	Checkers   int     `json:"checkers"`
 	QueueSize  int     `json:"queueSize"`
 	QueueBytes int64   `json:"queueBytes"`
 	Sample     float64 `json:"sample"`
+	CPU        float64 `json:"cpu"`
 	// Running counts the checks under way, at most Checkers.
 	Running int `json:"running"`
 	// Queued counts the responses waiting for a checker, at most
@@ -744,6 +778,7 @@ func (p *Proxy) Metrics() Metrics {
 	out := m.m
 	out.CheckPool = p.pool.stats()
 	out.CheckPool.Sample = p.cfg.CheckSample
+	out.CheckPool.CPU = p.cfg.CheckCPU
 	out.Unchecked = copyMap(m.m.Unchecked)
 	out.Profiles = copyMap(m.m.Profiles)
 	out.Listings = make(map[string]*ListingMetrics, len(m.m.Listings))
@@ -849,6 +884,7 @@ func writePrometheus(w io.Writer, m Metrics) {
 	gauge("harness_proxy_check_queue_bytes", "Bytes of the bodies waiting for a checker.", pool.QueuedBytes)
 	gauge("harness_proxy_check_queue_bytes_peak", "The most bytes of bodies that have waited for a checker at once.", pool.QueuedBytesPeak)
 	gauge("harness_proxy_check_sample_ratio", "Fraction of listing responses chosen for checking (--check-sample).", pool.Sample)
+	gauge("harness_proxy_check_cpu_ratio", "Share of the CPUs checks may use while requests are being forwarded (--check-cpu).", pool.CPU)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
