@@ -37,7 +37,7 @@ func parseProxy(e *env, args []string) (proxyArgs, int) {
 	fs.IntVar(&a.cfg.Checkers, "checkers", runtime.GOMAXPROCS(0), "checks that run at once, beside the forwarding: by default one per CPU the Go runtime uses (GOMAXPROCS)")
 	fs.IntVar(&a.cfg.CheckQueue, "check-queue", proxy.DefaultCheckQueue, "responses that may wait for a checker; when every checker is busy and the queue is full, a response passes unchecked (counted as busy)")
 	fs.Int64Var(&a.cfg.CheckQueueBytes, "check-queue-bytes", proxy.DefaultCheckQueueBytes, "bytes of bodies that may wait for a checker (a second bound on the queue)")
-	fs.Float64Var(&a.cfg.CheckCPU, "check-cpu", proxy.DefaultCheckCPU, "share of the CPUs the checks may use while requests are being forwarded, above 0 and at most 1; with none in flight they run flat out, and a check starts only when no goroutine waits for a CPU")
+	fs.Float64Var(&a.cfg.CheckCPU, "check-cpu", proxy.DefaultCheckCPU, "share of the CPUs the checks may use while requests are in flight and goroutines wait for a CPU, above 0 and at most 1; without that contention they run flat out")
 	fs.Float64Var(&a.cfg.CheckSample, "check-sample", 1, "fraction of listing responses checked, above 0 and at most 1; the others pass unchecked (counted as sampled-out); a counter chooses them: of the first N listing requests ceil(N*F) are checked, the first among them")
 	var headers []string
 	fs.Var(conformance.HeaderFlag(&headers), "header", "`Name: value` header set on every upstream request (replacing the client's), e.g. an API key; repeatable; values are never printed (env "+conformance.EnvHeaders+", one a line; any --header replaces them)")

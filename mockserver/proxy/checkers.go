@@ -101,13 +101,27 @@ func (cp *checkPool) work(c pendingCheck) {
 // maxRest bounds a checker's rest after one check.
 const maxRest = 5 * time.Second
 
+// restStep is how often a resting checker looks whether requests are
+// still being forwarded.
+const restStep = 5 * time.Millisecond
+
 // rest pauses a checker after a check that took d, while requests are being
-// forwarded, so that it checks for at most duty of its time.
+// forwarded and goroutines wait for a CPU, so that under such a load it
+// checks for at most duty of its time. It ends early when no request is in
+// flight any more. Without contention for the CPUs it does not rest: the
+// checks then take only CPU nobody else wants.
 func (cp *checkPool) rest(d time.Duration) {
-	if cp.duty >= 1 || !cp.forwarding() {
+	if cp.duty >= 1 || !cp.forwarding() || runnable() == 0 {
 		return
 	}
-	time.Sleep(min(time.Duration(float64(d)*(1/cp.duty-1)), maxRest))
+	end := time.Now().Add(min(time.Duration(float64(d)*(1/cp.duty-1)), maxRest))
+	for cp.forwarding() {
+		left := time.Until(end)
+		if left <= 0 {
+			return
+		}
+		time.Sleep(min(left, restStep))
+	}
 }
 
 // next takes the oldest queued check; false (and one checker less busy)
@@ -181,10 +195,14 @@ func ceilScaled(i, rate uint64) uint64 {
 const runnableMetric = "/sched/goroutines/runnable:goroutines"
 
 // Bounds of the pause between two looks at the scheduler while it has no
-// CPU to spare.
+// CPU to spare, and of the whole wait: the count is approximate, and on a
+// machine that other processes load it may stay above 0 with the proxy
+// idle, so a check waits no longer than spareCPUMaxWait (the rest after it
+// still bounds its share of the CPUs).
 const (
 	spareCPUFirstPause = time.Millisecond
 	spareCPUMaxPause   = 20 * time.Millisecond
+	spareCPUMaxWait    = 100 * time.Millisecond
 )
 
 // waitForSpareCPU returns once no goroutine is waiting for a CPU (a P), so
@@ -192,18 +210,26 @@ const (
 // check is CPU-bound and runs tens of milliseconds for a large page, and
 // while every P runs one, the goroutines forwarding responses would wait
 // for the scheduler to preempt it. While the proxy is saturated checks
-// wait here, the queue fills, and responses pass unchecked (busy) rather
-// than slowed. It looks again after a pause that doubles up to
-// spareCPUMaxPause; a runtime without the metric never waits.
+// wait here and rest after (checkPool.rest), the queue fills, and
+// responses pass unchecked (busy) rather than slowed. It looks again after a pause that doubles up to
+// spareCPUMaxPause, for at most spareCPUMaxWait; a runtime without the
+// metric never waits.
 func waitForSpareCPU() {
-	sample := []rtmetrics.Sample{{Name: runnableMetric}}
 	pause := spareCPUFirstPause
-	for {
-		rtmetrics.Read(sample)
-		if sample[0].Value.Kind() != rtmetrics.KindUint64 || sample[0].Value.Uint64() == 0 {
-			return
-		}
+	deadline := time.Now().Add(spareCPUMaxWait)
+	for time.Now().Before(deadline) && runnable() > 0 {
 		time.Sleep(pause)
 		pause = min(2*pause, spareCPUMaxPause)
 	}
+}
+
+// runnable returns the goroutines waiting for a CPU, 0 when the runtime
+// does not say.
+func runnable() uint64 {
+	sample := []rtmetrics.Sample{{Name: runnableMetric}}
+	rtmetrics.Read(sample)
+	if sample[0].Value.Kind() != rtmetrics.KindUint64 {
+		return 0
+	}
+	return sample[0].Value.Uint64()
 }

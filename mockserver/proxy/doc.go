@@ -11,10 +11,10 @@
 // bounded in entries and bytes, Config.CheckQueue and CheckQueueBytes).
 // Checking never holds a request back: when every checker is busy and the
 // queue is full, the response has already gone to the client, and it is
-// counted as unchecked (UncheckedBusy). Checks use spare CPU only: one
-// starts when no goroutine waits for a CPU, and while requests are in
-// flight the checkers rest so as to use at most Config.CheckCPU of the
-// CPUs. Config.CheckSample checks a fraction of the responses, chosen by a
+// counted as unchecked (UncheckedBusy). Checks use spare CPU: one starts
+// when no goroutine waits for a CPU, and while requests are in flight and
+// goroutines wait for a CPU the checkers rest so as to use at most
+// Config.CheckCPU of the CPUs. Config.CheckSample checks a fraction of the responses, chosen by a
 // counter so that a run is repeatable; the others are counted as unchecked
 // (UncheckedSampledOut). Each check covers:
 //

@@ -101,16 +101,16 @@ type Config struct {
 	// It is rounded to a billionth.
 	CheckSample float64
 	// CheckCPU is the share of the CPUs (GOMAXPROCS) the checks may use
-	// while requests are being forwarded, in (0, 1] (default
-	// DefaultCheckCPU): after each check a checker rests in proportion to
-	// the time the check took. With no request in flight checks run flat
-	// out. Whatever the share, a check starts only when no goroutine is
-	// waiting for a CPU.
+	// while requests are being forwarded and goroutines wait for a CPU, in
+	// (0, 1] (default DefaultCheckCPU): after such a check a checker rests
+	// in proportion to the time the check took. Without that contention
+	// checks run flat out. A check starts only when no goroutine is
+	// waiting for a CPU (or after 100ms of waiting for that).
 	CheckCPU float64
 }
 
-// DefaultCheckCPU is the share of the CPUs checks may use while requests
-// are being forwarded when Config.CheckCPU is 0.
+// DefaultCheckCPU is the share of the CPUs checks may use under a load
+// that contends for them when Config.CheckCPU is 0.
 const DefaultCheckCPU = 0.1
 
 // Validate reports the first setting New cannot use: a nil Upstream, or a

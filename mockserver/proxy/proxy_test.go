@@ -223,7 +223,7 @@ func TestProxyInFrontOfMock(t *testing.T) {
 		t.Errorf("%d violations in front of the mock: %+v\nlogs:\n%s", m.Violations, m.Listings, logs)
 	}
 	if m.Checked != int64(listingGets) {
-		t.Errorf("checked %d responses, want %d", m.Checked, listingGets)
+		t.Errorf("checked %d responses, want %d (unchecked %v, pool %+v)", m.Checked, listingGets, m.Unchecked, m.CheckPool)
 	}
 	if want := int64(len(queries) + 2); m.Requests != want {
 		t.Errorf("requests %d, want %d", m.Requests, want)
