@@ -84,7 +84,7 @@ func (cp *checkPool) full(size int64) bool {
 // is empty.
 func (cp *checkPool) work(c pendingCheck) {
 	for {
-		waitForSpareCPU()
+		waitForSpareCPU(cp.forwarding)
 		if cp.beforeCheck != nil {
 			cp.beforeCheck()
 		}
@@ -211,13 +211,14 @@ const (
 // while every P runs one, the goroutines forwarding responses would wait
 // for the scheduler to preempt it. While the proxy is saturated checks
 // wait here and rest after (checkPool.rest), the queue fills, and
-// responses pass unchecked (busy) rather than slowed. It looks again after a pause that doubles up to
-// spareCPUMaxPause, for at most spareCPUMaxWait; a runtime without the
-// metric never waits.
-func waitForSpareCPU() {
+// responses pass unchecked (busy) rather than slowed. It looks again after
+// a pause that doubles up to spareCPUMaxPause, for at most
+// spareCPUMaxWait; with no request in flight (nothing to make room for),
+// or a runtime without the metric, it never waits.
+func waitForSpareCPU(forwarding func() bool) {
 	pause := spareCPUFirstPause
 	deadline := time.Now().Add(spareCPUMaxWait)
-	for time.Now().Before(deadline) && runnable() > 0 {
+	for time.Now().Before(deadline) && forwarding() && runnable() > 0 {
 		time.Sleep(pause)
 		pause = min(2*pause, spareCPUMaxPause)
 	}
