@@ -234,35 +234,45 @@ func round(client *http.Client, u string, perRound int) (int, time.Duration, err
 }
 
 // BenchmarkProxyVsDirect drives each page with rateClients clients at once,
-// directly against the mock and through the proxy (default settings: every
-// response sampled, GOMAXPROCS checkers), in alternating rounds of a fixed
-// number of requests, one pair of rounds per b.N, so that both see the same
-// machine. Between rounds the proxy's queued checks are let finish, so that
-// they do not slow the next direct round. It reports both rates, their
-// ratio (proxied/direct: the target is at least 0.5 for the parameters
-// page), and the fraction of the proxied responses checked (the rest passed
-// unchecked because every checker was busy). Run it with -benchtime Nx.
+// directly against the mock, through the proxy (default settings: every
+// response sampled, GOMAXPROCS checkers), and through a proxy that checks
+// almost nothing (CheckSample 1e-9: the cost of forwarding alone), in
+// alternating rounds of a fixed number of requests, one set of rounds per
+// b.N, so that all see the same machine. After each set the proxy's queued
+// checks are let finish (untimed), so that they do not slow the next
+// direct round. It reports the rates, the ratios proxied/direct (the target
+// is at least 0.5 for the parameters page) and forward-only/direct, and the
+// fraction of the proxied responses checked while the clients were sending
+// (checked-in-round) and in all, once the queue drained (checked-after);
+// the rest passed unchecked as busy. Run it with -benchtime Nx.
 func BenchmarkProxyVsDirect(b *testing.B) {
 	mock, px, p := benchServers(b)
+	u, err := url.Parse(mock.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fwd := httptest.NewServer(proxy.New(proxy.Config{Upstream: u, CheckSample: 1e-9}))
+	b.Cleanup(fwd.Close)
 	newClient := func() *http.Client {
 		return &http.Client{Timeout: roundLimit, Transport: &http.Transport{MaxIdleConnsPerHost: rateClients}}
 	}
-	directClient, proxyClient := newClient(), newClient()
+	directClient, proxyClient, fwdClient := newClient(), newClient(), newClient()
 	for _, page := range ratePages {
 		b.Run(page.name, func(b *testing.B) {
-			direct, proxied := mock.URL+page.path, px.URL+page.path
+			direct, proxied, forwarded := mock.URL+page.path, px.URL+page.path, fwd.URL+page.path
 			// Warm the connections and the mock's caches.
 			for _, w := range []struct {
 				c *http.Client
 				u string
-			}{{directClient, direct}, {proxyClient, proxied}} {
+			}{{directClient, direct}, {proxyClient, proxied}, {fwdClient, forwarded}} {
 				if _, _, err := round(w.c, w.u, rateClients); err != nil {
 					b.Fatal(err)
 				}
 			}
 			p.Wait(time.Minute)
 			before := p.Metrics()
-			var nDirect, nProxied int
+			var nDirect, nProxied, nForwarded int
+			var tForwarded time.Duration
 			var checkedInRounds int64 // checked while the clients were sending
 			var tDirect, tProxied time.Duration
 			b.ResetTimer()
@@ -276,6 +286,10 @@ func BenchmarkProxyVsDirect(b *testing.B) {
 					b.Fatal(err)
 				}
 				nProxied, tProxied = nProxied+n, tProxied+d
+				if n, d, err = round(fwdClient, forwarded, page.perRound); err != nil {
+					b.Fatal(err)
+				}
+				nForwarded, tForwarded = nForwarded+n, tForwarded+d
 				b.StopTimer()
 				checkedInRounds += p.Metrics().Checked
 				p.Wait(time.Minute)
@@ -288,6 +302,7 @@ func BenchmarkProxyVsDirect(b *testing.B) {
 			b.ReportMetric(directRate, "direct-req/s")
 			b.ReportMetric(proxiedRate, "proxied-req/s")
 			b.ReportMetric(proxiedRate/directRate, "proxied/direct")
+			b.ReportMetric(float64(nForwarded)/tForwarded.Seconds()/directRate, "forward-only/direct")
 			checked := after.Checked - before.Checked
 			b.ReportMetric(float64(checked+checkedInRounds)/float64(nProxied), "checked-in-round")
 			b.ReportMetric(float64(checked)/float64(nProxied), "checked-after")
