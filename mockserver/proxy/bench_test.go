@@ -238,9 +238,9 @@ func round(client *http.Client, u string, perRound int) (int, time.Duration, err
 // response sampled, GOMAXPROCS checkers), and through a proxy that checks
 // almost nothing (CheckSample 1e-9: the cost of forwarding alone), in
 // alternating rounds of a fixed number of requests, one set of rounds per
-// b.N, so that all see the same machine. After each set the proxy's queued
-// checks are let finish (untimed), so that they do not slow the next
-// direct round. It reports the rates, the ratios proxied/direct (the target
+// b.N, so that all see the same machine. After the proxied round its
+// queued checks are let finish (untimed), so that they do not slow the
+// next round. It reports the rates, the ratios proxied/direct (the target
 // is at least 0.5 for the parameters page) and forward-only/direct, and the
 // fraction of the proxied responses checked while the clients were sending
 // (checked-in-round) and in all, once the queue drained (checked-after);
@@ -286,15 +286,15 @@ func BenchmarkProxyVsDirect(b *testing.B) {
 					b.Fatal(err)
 				}
 				nProxied, tProxied = nProxied+n, tProxied+d
+				b.StopTimer()
+				checkedInRounds += p.Metrics().Checked
+				p.Wait(time.Minute) // before the next round, not during it
+				checkedInRounds -= p.Metrics().Checked
+				b.StartTimer()
 				if n, d, err = round(fwdClient, forwarded, page.perRound); err != nil {
 					b.Fatal(err)
 				}
 				nForwarded, tForwarded = nForwarded+n, tForwarded+d
-				b.StopTimer()
-				checkedInRounds += p.Metrics().Checked
-				p.Wait(time.Minute)
-				checkedInRounds -= p.Metrics().Checked
-				b.StartTimer()
 			}
 			b.StopTimer()
 			after := p.Metrics()
