@@ -202,7 +202,7 @@ const runnableMetric = "/sched/goroutines/runnable:goroutines"
 const (
 	spareCPUFirstPause = time.Millisecond
 	spareCPUMaxPause   = 20 * time.Millisecond
-	spareCPUMaxWait    = 100 * time.Millisecond
+	spareCPUMaxWait    = time.Second
 )
 
 // waitForSpareCPU returns once no goroutine is waiting for a CPU (a P), so

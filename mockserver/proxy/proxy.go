@@ -105,7 +105,7 @@ type Config struct {
 	// (0, 1] (default DefaultCheckCPU): after such a check a checker rests
 	// in proportion to the time the check took. Without that contention
 	// checks run flat out. A check starts only when no goroutine is
-	// waiting for a CPU (or after 100ms of waiting for that).
+	// waiting for a CPU (or after a second of waiting for that).
 	CheckCPU float64
 }
 
