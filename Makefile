@@ -140,10 +140,20 @@ bench-mock:
 	@$(MACHINE)
 
 ## bench-proxy: what harness proxy adds to a 1000-row page (median, one
-## request at a time), and its pace when clients hammer it
+## request at a time), and its pace when clients hammer it; then the rate
+## through the proxy as a fraction of the direct rate, 8 clients at once,
+## side by side in one process (BenchmarkProxyVsDirect, PROXY_ROUNDS pairs
+## of rounds, each bounded in requests and to 20 s): a 100-row network
+## parameters page (target: at least 0.5) and a 1000-transaction page,
+## and beside them a proxy that checks almost nothing (forward-only/direct)
+PROXY_ROUNDS ?= 3
 bench-proxy:
 	@$(MACHINE)
-	$(GO) test -run '^$$' -bench 'Proxy' -benchmem ./mockserver/proxy
+	$(GO) test -run '^$$' -bench 'ProxyAddedLatency|ProxyHammered' -benchmem ./mockserver/proxy
+	@set -e; out=$$(mktemp); trap 'rm -f $$out' EXIT; \
+	$(GO) test -run '^$$' -bench 'ProxyVsDirect' -benchtime $(PROXY_ROUNDS)x ./mockserver/proxy > $$out || { cat $$out; exit 1; }; \
+	cat $$out; \
+	awk '/^BenchmarkProxyVsDirect/ { for (i = 2; i < NF; i++) if ($$(i+1) ~ /\/direct$$/) printf "%s: %s %s\n", $$1, $$(i+1), $$i }' $$out
 	@$(MACHINE)
 
 ## bench-schemas: schema validation of a 1000-transaction page and a

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -68,6 +69,19 @@ func TestProxyUsageErrors(t *testing.T) {
 		{"bad log format", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--log-format", "xml"}, "--log-format"},
 		{"stray argument", []string{"proxy", "--upstream", "http://127.0.0.1:1", "extra"}, "unexpected argument"},
 		{"bad header", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--header", "X-Api-Key=secret"}, "--header 1"},
+		{"zero sample", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-sample", "0"}, "--check-sample must be above 0 and at most 1, got 0"},
+		{"negative sample", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-sample", "-0.5"}, "--check-sample must be above 0 and at most 1, got -0.5"},
+		{"sample above 1", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-sample", "1.01"}, "--check-sample must be above 0 and at most 1, got 1.01"},
+		{"NaN sample", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-sample", "NaN"}, "--check-sample must be above 0 and at most 1, got NaN"},
+		{"infinite sample", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-sample", "+Inf"}, "--check-sample must be above 0 and at most 1, got +Inf"},
+		{"sample not a number", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-sample", "half"}, "invalid value \"half\" for flag -check-sample"},
+		{"no checkers", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--checkers", "0"}, "--checkers must be at least 1, got 0"},
+		{"negative checkers", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--checkers", "-2"}, "--checkers must be at least 1, got -2"},
+		{"no queue", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-queue", "0"}, "--check-queue must be at least 1, got 0"},
+		{"zero CPU share", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-cpu", "0"}, "--check-cpu must be above 0 and at most 1, got 0"},
+		{"CPU share above 1", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-cpu", "2"}, "--check-cpu must be above 0 and at most 1, got 2"},
+		{"NaN CPU share", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-cpu", "NaN"}, "--check-cpu must be above 0 and at most 1, got NaN"},
+		{"no queue bytes", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-queue-bytes", "0"}, "--check-queue-bytes must be at least 1, got 0"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,5 +140,88 @@ func TestProxySendsHeaders(t *testing.T) {
 	defer stop()
 	if status, _ := fetchBody(t, px+"/anything"); status != http.StatusOK || got.Load() != "proxy-key" {
 		t.Errorf("status %d, the upstream got key %q, want proxy-key", status, got.Load())
+	}
+}
+
+// TestProxyCheckFlags: the checking flags reach the proxy's config, with
+// their defaults.
+func TestProxyCheckFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want proxy.Config // only the checking fields
+	}{
+		{"defaults", nil, proxy.Config{Checkers: runtime.GOMAXPROCS(0), CheckQueue: proxy.DefaultCheckQueue, CheckQueueBytes: proxy.DefaultCheckQueueBytes, CheckSample: 1, CheckCPU: proxy.DefaultCheckCPU}},
+		{"all set", []string{"--checkers", "3", "--check-queue", "7", "--check-queue-bytes", "1000", "--check-sample", "0.25", "--check-cpu", "0.5"},
+			proxy.Config{Checkers: 3, CheckQueue: 7, CheckQueueBytes: 1000, CheckSample: 0.25, CheckCPU: 0.5}},
+		{"tiny sample", []string{"--check-sample", "1e-6"}, proxy.Config{Checkers: runtime.GOMAXPROCS(0), CheckQueue: proxy.DefaultCheckQueue, CheckQueueBytes: proxy.DefaultCheckQueueBytes, CheckSample: 1e-6, CheckCPU: proxy.DefaultCheckCPU}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errOut, getenv: func(string) string { return "" }}
+			a, code := parseProxy(e, append([]string{"--upstream", "http://127.0.0.1:1", "--log-format", "none"}, tc.args...))
+			if code != -1 {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			got := proxy.Config{Checkers: a.cfg.Checkers, CheckQueue: a.cfg.CheckQueue, CheckQueueBytes: a.cfg.CheckQueueBytes, CheckSample: a.cfg.CheckSample, CheckCPU: a.cfg.CheckCPU}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("config %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestProxySummary: the line printed at shutdown adds up the unchecked
+// responses and names each reason.
+func TestProxySummary(t *testing.T) {
+	tests := []struct {
+		name string
+		m    proxy.Metrics
+		want string
+	}{
+		{"nothing", proxy.Metrics{}, "stopped: 0 requests, 0 responses checked, 0 unchecked, 0 violations (0 breaking the spec), 0 upstream errors"},
+		{"every reason", proxy.Metrics{Requests: 20, Checked: 5, UpstreamErrors: 1, Violations: 3, Profiles: map[string]int64{"spec": 2, "reference": 1},
+			Unchecked: map[string]int64{proxy.UncheckedBusy: 7, proxy.UncheckedSampledOut: 4, proxy.UncheckedTooLarge: 2, proxy.UncheckedEncoding: 0}},
+			"stopped: 20 requests, 5 responses checked, 13 unchecked (busy 7, sampled-out 4, too-large 2), 3 violations (2 breaking the spec), 1 upstream errors"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := summary(tc.m); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestProxyStopsWithSampleCounts: harness proxy --check-sample counts the
+// responses it leaves out, and says so when it stops.
+func TestProxyStopsWithSampleCounts(t *testing.T) {
+	base, stopServe := startServe(t, "--scale", "0.05")
+	defer stopServe()
+	px, stop := startProxyCmd(t, "--upstream", base, "--check-sample", "0.25")
+	stopped := false
+	defer func() {
+		if !stopped {
+			stop()
+		}
+	}()
+	for i := 0; i < 8; i++ {
+		if status, _ := fetchBody(t, px+"/api/v2/snapshots?pagination.first=2"); status != http.StatusOK {
+			t.Fatalf("status %d", status)
+		}
+	}
+	_, body := fetchBody(t, px+proxy.MetricsPath)
+	var m proxy.Metrics
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Checked != 2 || m.Unchecked[proxy.UncheckedSampledOut] != 6 || m.CheckPool.Sample != 0.25 {
+		t.Errorf("checked %d, unchecked %v, sample %v; want 2, 6 sampled-out, 0.25", m.Checked, m.Unchecked, m.CheckPool.Sample)
+	}
+	code, out := stop()
+	stopped = true
+	if want := "8 requests, 2 responses checked, 6 unchecked (sampled-out 6), 0 violations"; code != exitOK || !strings.Contains(out, want) {
+		t.Errorf("exit %d, output %q; want %q", code, out, want)
 	}
 }

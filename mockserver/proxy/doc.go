@@ -7,7 +7,16 @@
 // they stream. For GET requests to the five listing paths the proxy keeps a
 // copy of the body as it passes (up to Config.MaxBodyBytes; larger bodies
 // are counted as unchecked) and, once the client has the whole response,
-// checks:
+// hands it to a bounded pool of checkers (Config.Checkers, with a queue
+// bounded in entries and bytes, Config.CheckQueue and CheckQueueBytes).
+// Checking never holds a request back: when every checker is busy and the
+// queue is full, the response has already gone to the client, and it is
+// counted as unchecked (UncheckedBusy). Checks use spare CPU: one starts
+// when no goroutine waits for a CPU, and while requests are in flight and
+// goroutines wait for a CPU the checkers rest so as to use at most
+// Config.CheckCPU of the CPUs. Config.CheckSample checks a fraction of the responses, chosen by a
+// counter so that a run is repeatable; the others are counted as unchecked
+// (UncheckedSampledOut). Each check covers:
 //
 //   - the body against the listing's response schema, or against Error for
 //     any status but 200, in the reference profile (schemas.Reference); a
@@ -31,6 +40,7 @@
 //
 // Each violation is one structured log line (listing, path, query, status,
 // rule, profile for a schema violation, JSON path, message) and is counted;
-// MetricsPath answers the counts, schema violations also by profile, as
-// JSON, or in the Prometheus text format.
+// MetricsPath answers the counts (schema violations also by profile,
+// unchecked responses by reason) and the checkers' gauges, as JSON, or in
+// the Prometheus text format.
 package proxy
