@@ -2,6 +2,7 @@ package generators
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -188,21 +189,22 @@ func (w *World) EachTransaction(ctx context.Context, newestFirst bool, fn func(*
 }
 
 // eachPlanned makes every transaction of the plan in batches, each batch in
-// parallel, and hands them to fn in order.
+// parallel, and hands them to fn in order. The next batch is made while fn
+// takes the one before, so a consumer that does work of its own (the mock's
+// store copies each transaction) runs beside the workers, not between them.
 func (w *World) eachPlanned(ctx context.Context, newestFirst bool, fn func(*Transaction) error) error {
 	plan := w.plan
 	total := len(plan.places)
 	const chunk = 256
-	batch := make([]Transaction, plan.workers*chunk)
+	size := plan.workers * chunk
+	batches := [2][]Transaction{make([]Transaction, size), make([]Transaction, size)}
 	ctxs := make([]*genContext, plan.workers)
 	for i := range ctxs {
 		ctxs[i] = newGenContext(newRNG(0), plan.u)
 	}
-	for done := 0; done < total; {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n := min(len(batch), total-done)
+	// makeBatch starts making the transactions [done, done+n) into batch and
+	// returns where to wait for them: the first error, or nil.
+	makeBatch := func(batch []Transaction, done, n int) <-chan error {
 		// index returns the transaction number of batch slot k.
 		index := func(k int) int {
 			if newestFirst {
@@ -233,18 +235,39 @@ func (w *World) eachPlanned(ctx context.Context, newestFirst bool, fn func(*Tran
 				}
 			}()
 		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				return err
-			}
+		ready := make(chan error, 1)
+		go func() {
+			wg.Wait()
+			ready <- errors.Join(errs...)
+		}()
+		return ready
+	}
+	if total == 0 {
+		return nil
+	}
+	n := min(size, total)
+	ready := makeBatch(batches[0], 0, n)
+	for done, cur := 0, 0; done < total; cur = 1 - cur {
+		if err := <-ready; err != nil {
+			return err
 		}
-		for k := 0; k < n; k++ {
-			if err := fn(&batch[k]); err != nil {
-				return err
-			}
+		next := done + n
+		var nextN int
+		if next < total && ctx.Err() == nil {
+			nextN = min(size, total-next)
+			ready = makeBatch(batches[1-cur], next, nextN)
 		}
-		done += n
+		err := ctx.Err()
+		for k := 0; k < n && err == nil; k++ {
+			err = fn(&batches[cur][k])
+		}
+		if err != nil {
+			if nextN > 0 {
+				<-ready // the workers write into batches until they finish
+			}
+			return err
+		}
+		done, n = next, nextN
 	}
 	return nil
 }
