@@ -80,7 +80,7 @@ bench-generate: build
 ## handler over loopback
 bench-mock:
 	@$(MACHINE)
-	$(GO) test -run '^$$' -bench 'PageAtDepth|VsBare|AppendBlock' -benchmem ./mockserver
+	$(GO) test -run '^$$' -bench 'PageAtDepth|VsBare|AppendBlock|WriteDeadlineCost' -benchmem ./mockserver
 	$(GO) test -run '^$$' -bench 'LatencyDistribution' ./mockserver/faults
 	@$(MACHINE)
 
