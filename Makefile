@@ -135,7 +135,7 @@ bench-data: build
 ## handler over loopback
 bench-mock:
 	@$(MACHINE)
-	$(GO) test -run '^$$' -bench 'PageAtDepth|VsBare|AppendBlock' -benchmem ./mockserver
+	$(GO) test -run '^$$' -bench 'PageAtDepth|VsBare|AppendBlock|WriteDeadlineCost' -benchmem ./mockserver
 	$(GO) test -run '^$$' -bench 'LatencyDistribution' ./mockserver/faults
 	@$(MACHINE)
 

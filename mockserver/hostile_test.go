@@ -599,10 +599,10 @@ func (d *deadlineRecorder) FlushError() error {
 	return nil
 }
 
-// TestWriteDeadlinesSet checks the deadline set before each step of an
-// answer: base at the start and before the header, base plus the bytes at
-// the rate before each write and base before a flush; and that a server
-// sets them, unless its WriteTimeout is negative.
+// TestWriteDeadlinesSet checks the deadline set before the steps of an
+// answer: base at the start, base plus the bytes at the rate before a
+// write, each only when it moves the deadline by a tenth of base or more;
+// and that a server sets them, unless its WriteTimeout is negative.
 func TestWriteDeadlinesSet(t *testing.T) {
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(200)
@@ -612,9 +612,27 @@ func TestWriteDeadlinesSet(t *testing.T) {
 	})
 	rec := &deadlineRecorder{ResponseRecorder: *httptest.NewRecorder(), now: time.Now}
 	writeDeadlines(handler, 10*time.Second, 1000, nil).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
-	want := "deadline +10s, deadline +10s, header 200, deadline +13s, write 3000, deadline +10s, flush, deadline +11s, write 1000"
+	// The header, the flush and the second write need no later deadline
+	// than the one already set (less than a second, a tenth of the base,
+	// would be gained).
+	want := "deadline +10s, header 200, deadline +13s, write 3000, flush, write 1000"
 	if got := strings.Join(rec.events, ", "); got != want {
 		t.Errorf("events\n %s\nwant\n %s", got, want)
+	}
+
+	// Time passing moves the deadline once it gains a tenth of the base.
+	for _, tc := range []struct {
+		pause time.Duration
+		want  int
+	}{{0, 1}, {50 * time.Millisecond, 2}} {
+		rec := &deadlineRecorder{ResponseRecorder: *httptest.NewRecorder(), now: time.Now}
+		writeDeadlines(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(tc.pause)
+			w.Write([]byte("x"))
+		}), 100*time.Millisecond, 1<<20, nil).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		if got := strings.Count(strings.Join(rec.events, ","), "deadline"); got != tc.want {
+			t.Errorf("a write %v after the start: %d deadlines set, want %d (%v)", tc.pause, got, tc.want, rec.events)
+		}
 	}
 
 	store, err := NewStore(emptyWorld())
@@ -771,7 +789,7 @@ func TestExportedLimits(t *testing.T) {
 	}
 	dr := &deadlineRecorder{ResponseRecorder: *httptest.NewRecorder(), now: time.Now}
 	WriteDeadlines(ok, 5*time.Second, 1).ServeHTTP(dr, r)
-	if got := strings.Join(dr.events, ", "); got != "deadline +5s, deadline +7s, write 2" {
+	if got := strings.Join(dr.events, ", "); got != "deadline +5s, deadline +7s, write 2" { // 2 s more: moved
 		t.Errorf("WriteDeadlines: events %s", got)
 	}
 }

@@ -104,7 +104,8 @@ func cors(next http.Handler) http.Handler {
 // written (Config.WriteTimeout): at the start, base from now, for what
 // net/http writes on its own (a 100 Continue, an answer the handler left
 // empty); before the header and each flush, base; before each write, base
-// plus the time its bytes take at rate bytes a second. A client that stops reading thus fails the write that fills the
+// plus the time its bytes take at rate bytes a second. (A deadline is moved
+// only when it moves by a tenth of base or more: see extend.) A client that stops reading thus fails the write that fills the
 // connection's buffers, the handler returns and its answer's memory is
 // freed, and net/http closes the connection. Where the writer cannot take
 // a deadline (a test recorder, a hijacked connection) nothing is set.
@@ -123,10 +124,11 @@ func writeDeadlines(next http.Handler, base time.Duration, rate int, rc *reclaim
 // deadlineWriter moves the write deadline forward before each write.
 type deadlineWriter struct {
 	http.ResponseWriter
-	rc      *http.ResponseController
-	base    time.Duration
-	rate    int
-	reclaim *reclaimer
+	rc       *http.ResponseController
+	base     time.Duration
+	rate     int
+	reclaim  *reclaimer
+	deadline time.Time // the deadline set last
 }
 
 // writeAllowance is the time a write of n bytes may take: base, plus n bytes
@@ -135,9 +137,17 @@ func writeAllowance(n int, base time.Duration, rate int) time.Duration {
 	return base + time.Duration(int64(n)*int64(time.Second)/int64(rate))
 }
 
-// extend sets the deadline for a write of n bytes from now.
+// extend sets the deadline for a write of n bytes from now, unless the
+// deadline set already is less than a tenth of base short of it: a small
+// answer (headers and body within moments) sets it once, not three times,
+// each a tenth of the cost of the answer itself.
 func (d *deadlineWriter) extend(n int) {
-	d.rc.SetWriteDeadline(time.Now().Add(writeAllowance(n, d.base, d.rate)))
+	want := time.Now().Add(writeAllowance(n, d.base, d.rate))
+	if want.Sub(d.deadline) < d.base/10 {
+		return
+	}
+	d.deadline = want
+	d.rc.SetWriteDeadline(want)
 }
 
 func (d *deadlineWriter) WriteHeader(code int) {
