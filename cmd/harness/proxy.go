@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chaindata/harness/conformance"
+	"github.com/chaindata/harness/mockserver"
 	"github.com/chaindata/harness/mockserver/proxy"
 	"github.com/chaindata/harness/schemas"
 )
@@ -104,7 +105,14 @@ func runProxy(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "harness proxy: %v\n", err)
 		return exitFailure
 	}
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	// The mock's limits for slow and hostile clients: a header block over
+	// the limit gets the error body, a client that stops reading is dropped.
+	srv := &http.Server{
+		Handler: mockserver.WriteDeadlines(mockserver.LimitHeaders(p, mockserver.DefaultMaxHeaderBytes),
+			mockserver.DefaultWriteTimeout, mockserver.DefaultMinWriteRate),
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+		MaxHeaderBytes: mockserver.DefaultMaxHeaderBytes + mockserver.HeaderSlack,
+	}
 	fmt.Fprintf(e.stdout, "proxying http://%s to %s; metrics at http://%s%s\n", ln.Addr(), u, ln.Addr(), proxy.MetricsPath)
 
 	errc := make(chan error, 1)

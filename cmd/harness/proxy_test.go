@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaindata/harness/mockserver"
 	"github.com/chaindata/harness/mockserver/proxy"
 )
 
@@ -223,5 +224,25 @@ func TestProxyStopsWithSampleCounts(t *testing.T) {
 	stopped = true
 	if want := "8 requests, 2 responses checked, 6 unchecked (sampled-out 6), 0 violations"; code != exitOK || !strings.Contains(out, want) {
 		t.Errorf("exit %d, output %q; want %q", code, out, want)
+	}
+}
+
+// TestProxyHeaderLimit checks harness proxy answers a header block over the
+// mock's limit with the API's error body, as the mock does.
+func TestProxyHeaderLimit(t *testing.T) {
+	base, stop := startServe(t, "--scale", "0.05")
+	defer stop()
+	url, stopProxy := startProxyCmd(t, "--upstream", base)
+	defer stopProxy()
+	req, _ := http.NewRequest(http.MethodGet, url+"/api/v2/snapshots", nil)
+	req.Header.Set("X-Big", strings.Repeat("a", mockserver.DefaultMaxHeaderBytes+10))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusRequestHeaderFieldsTooLarge || !strings.Contains(string(body), `"code":3`) {
+		t.Errorf("status %d, body %.200s; want 431 with the error body", res.StatusCode, body)
 	}
 }
