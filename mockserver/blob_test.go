@@ -217,13 +217,13 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 		{"snapshots out of order", func(b *IndexBuilder) { b.snapshots[4].height = b.snapshots[3].height }, "snapshots out of order"},
 		{"rotations out of order", func(b *IndexBuilder) { b.rotations[0], b.rotations[1] = b.rotations[1], b.rotations[0] }, "key rotations out of order"},
 		{"parameters out of order", func(b *IndexBuilder) { b.params[7].key = b.params[6].key }, "network parameters out of order"},
-		{"transactions out of order", func(b *IndexBuilder) { b.txs[9].key = b.txs[8].key }, "transactions out of order"},
+		{"transactions out of order", func(b *IndexBuilder) { b.txs[9].block, b.txs[9].index = b.txs[8].block, b.txs[8].index }, "transactions out of order"},
 		{"another game", func(b *IndexBuilder) { b.games[0].teams = !b.games[0].teams }, "not the indexed game"},
 		{"another snapshot", func(b *IndexBuilder) { b.snapshots[0].height-- }, "not the indexed snapshot"},
 		{"another rotation", func(b *IndexBuilder) { b.rotations[0].key.BlockHeight-- }, "not the indexed key rotation"},
 		{"another parameter", func(b *IndexBuilder) { b.params[0].key = "" }, "not the indexed network parameter"},
 		{"another transaction", func(b *IndexBuilder) { b.txs[0].typ = b.name("Nope") }, "not the indexed transaction"},
-		{"another row's bytes", func(b *IndexBuilder) { b.txs[len(b.txs)-1].place = b.txs[0].place }, "not the indexed transaction"},
+		{"another row's bytes", func(b *IndexBuilder) { b.txs[len(b.txs)-1].off, b.txs[len(b.txs)-1].n = b.txs[0].off, b.txs[0].n }, "not the indexed transaction"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -356,5 +356,28 @@ func TestBlobGrowReservesRows(t *testing.T) {
 	b.grow(99)
 	if &b.n[:1][0] != before {
 		t.Error("grow reallocated tables that had room")
+	}
+}
+
+// TestIndexBuilderReserve checks Reserve allocates the tables once: rows
+// added up to the counts given do not move them.
+func TestIndexBuilderReserve(t *testing.T) {
+	b := NewIndexBuilder()
+	b.Reserve(map[string]int{generators.ListingTransactions: 50, generators.ListingGames: 3})
+	if cap(b.txs) < 50 || cap(b.games) < 3 || cap(b.refs) < 50+16*3 {
+		t.Fatalf("capacities: %d transactions, %d games, %d refs", cap(b.txs), cap(b.games), cap(b.refs))
+	}
+	first := &b.txs[:1][0]
+	for i := 0; i < 50; i++ {
+		tx := &generators.Transaction{Block: uint64(i), Submitter: "p", Type: "t"}
+		if err := b.Add(generators.ListingTransactions, int64(i), 1, tx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if &b.txs[0] != first {
+		t.Error("adding the reserved rows moved the table")
+	}
+	if got := b.txs[49]; got.key() != (generators.TxKey{Block: 49}) || got.hi-got.lo != 1 || b.nameList[b.refs[got.lo]] != "p" {
+		t.Errorf("row 49: %+v", got)
 	}
 }

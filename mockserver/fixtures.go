@@ -344,6 +344,7 @@ func indexFiles(b *IndexBuilder, m *generators.Manifest, files map[string][]byte
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.Listings[l].File, err)
 		}
+		b.Reserve(map[string]int{l: len(places)})
 		if err := parseRows(b, l, data, places); err != nil {
 			return fmt.Errorf("%s: %w", m.Listings[l].File, err)
 		}

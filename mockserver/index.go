@@ -61,11 +61,31 @@ type paramEntry struct {
 	key string
 }
 
+// txEntry is flat, 40 bytes: an index of ten million transactions is
+// built in memory while they are written.
 type txEntry struct {
-	place
-	key     generators.TxKey
-	typ     int32 // an interned name
-	parties span  // submitter, then receivers
+	off    int64
+	block  uint64
+	n      uint32
+	index  uint32
+	typ    int32  // an interned name
+	lo, hi uint32 // the parties it names (refs): submitter, then receivers
+}
+
+func (t *txEntry) key() generators.TxKey { return generators.TxKey{Block: t.block, Index: t.index} }
+
+// Reserve makes room for the rows to come of each listing (by name), so
+// that the builder's tables are allocated once, at their size, rather than
+// grown (and copied) as rows are added.
+func (b *IndexBuilder) Reserve(counts map[string]int) {
+	b.games = slices.Grow(b.games, counts[generators.ListingGames])
+	b.snapshots = slices.Grow(b.snapshots, counts[generators.ListingSnapshots])
+	b.rotations = slices.Grow(b.rotations, counts[generators.ListingKeyRotations])
+	b.params = slices.Grow(b.params, counts[generators.ListingNetworkParameters])
+	b.txs = slices.Grow(b.txs, counts[generators.ListingTransactions])
+	// A transaction names its submitter (and rarely receivers), a game
+	// about a dozen parties.
+	b.refs = slices.Grow(b.refs, counts[generators.ListingTransactions]+16*counts[generators.ListingGames])
 }
 
 // NewIndexBuilder returns an empty builder.
@@ -115,8 +135,12 @@ func (b *IndexBuilder) Add(listing string, offset int64, length int, rec any) er
 	case *generators.NetworkParameter:
 		b.params = append(b.params, paramEntry{p, string([]byte(r.Key))})
 	case *generators.Transaction:
-		ids := append([]string{r.Submitter}, r.Receivers...)
-		b.txs = append(b.txs, txEntry{place: p, key: r.Key(), typ: b.name(r.Type), parties: b.spanOf(ids)})
+		lo := uint32(len(b.refs))
+		b.refs = append(b.refs, b.name(r.Submitter))
+		for _, id := range r.Receivers {
+			b.refs = append(b.refs, b.name(id))
+		}
+		b.txs = append(b.txs, txEntry{off: p.off, n: p.n, block: r.Block, index: r.Index, typ: b.name(r.Type), lo: lo, hi: uint32(len(b.refs))})
 	}
 	b.seen[listing] = true
 	return nil
@@ -159,10 +183,10 @@ func (b *IndexBuilder) sort() error {
 	b.rotations = slices.CompactFunc(b.rotations, func(x, y rotationEntry) bool { return x.key == y.key })
 	slices.SortStableFunc(b.params, func(x, y paramEntry) int { return cmp.Compare(x.key, y.key) })
 	b.params = slices.CompactFunc(b.params, func(x, y paramEntry) bool { return x.key == y.key })
-	slices.SortStableFunc(b.txs, func(x, y txEntry) int { return cmpTx(x.key, y.key) })
+	slices.SortStableFunc(b.txs, func(x, y txEntry) int { return cmpTx(x.key(), y.key()) })
 	for i := 1; i < len(b.txs); i++ {
-		if b.txs[i].key == b.txs[i-1].key {
-			return fmt.Errorf("two transactions at %d.%d", b.txs[i].key.Block, b.txs[i].key.Index)
+		if b.txs[i].key() == b.txs[i-1].key() {
+			return fmt.Errorf("two transactions at %d.%d", b.txs[i].block, b.txs[i].index)
 		}
 	}
 	return nil

@@ -124,12 +124,13 @@ func writeIndex(out io.Writer, b *IndexBuilder, sources map[string]indexSource) 
 
 	w.u64(uint64(len(b.txs)))
 	for _, t := range b.txs {
-		place(t.place)
-		w.u64(t.key.Block)
-		w.u32(t.key.Index)
+		w.u64(uint64(t.off))
+		w.u32(t.n)
+		w.u64(t.block)
+		w.u32(t.index)
 		w.u32(uint32(t.typ))
 	}
-	postings(b.postings(len(b.txs), func(i int) span { return b.txs[i].parties }))
+	postings(b.postings(len(b.txs), func(i int) span { return span{b.txs[i].lo, b.txs[i].hi} }))
 	w.write(indexMagic) // the end: a cut file is noticed
 	if w.err != nil {
 		return w.err

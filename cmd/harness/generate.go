@@ -49,6 +49,11 @@ func runGenerate(ctx context.Context, e *env, args []string) int {
 	// quarter of the live heap, rather than all of it, keeps the peak low.
 	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	index := mockserver.NewIndexBuilder()
+	index.Reserve(map[string]int{
+		generators.ListingGames: w.GameCount(), generators.ListingSnapshots: len(w.Snapshots),
+		generators.ListingKeyRotations: len(w.KeyRotations), generators.ListingNetworkParameters: len(w.NetworkParameters),
+		generators.ListingTransactions: w.TransactionCount(),
+	})
 	var indexErr error
 	onRow := func(listing string, offset int64, length int, rec any) {
 		if indexErr == nil {
