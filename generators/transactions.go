@@ -146,7 +146,7 @@ func (w *World) makeTransactions(s Sizes, opts Options) error {
 	}
 	w.Transactions = make([]Transaction, 0, len(plan.places))
 	done := 0
-	return w.eachPlanned(context.Background(), false, func(t *Transaction) error {
+	return w.eachPlanned(context.Background(), false, false, func(t *Transaction) error {
 		w.Transactions = append(w.Transactions, *t)
 		done++
 		if opts.Progress != nil && (done%4096 == 0 || done == len(plan.places)) {
@@ -185,26 +185,33 @@ func (w *World) EachTransaction(ctx context.Context, newestFirst bool, fn func(*
 		}
 		return nil
 	}
-	return w.eachPlanned(ctx, newestFirst, fn)
+	return w.eachPlanned(ctx, newestFirst, true, fn)
 }
 
 // eachPlanned makes every transaction of the plan in batches, each batch in
 // parallel, and hands them to fn in order. The next batch is made while fn
 // takes the one before, so a consumer that does work of its own (the mock's
 // store copies each transaction) runs beside the workers, not between them.
-func (w *World) eachPlanned(ctx context.Context, newestFirst bool, fn func(*Transaction) error) error {
+//
+// With transient, a transaction's JSON is valid only during fn's call (its
+// memory is reused two batches later); without it, each keeps its own.
+func (w *World) eachPlanned(ctx context.Context, newestFirst, transient bool, fn func(*Transaction) error) error {
 	plan := w.plan
 	total := len(plan.places)
 	const chunk = 256
 	size := plan.workers * chunk
 	batches := [2][]Transaction{make([]Transaction, size), make([]Transaction, size)}
+	// Each slot of a batch writes its transaction's JSON into a buffer of
+	// its own, reused from batch to batch: fn has a transaction only during
+	// its call, so none of it need outlive the batch.
+	bufs := [2][][]byte{make([][]byte, size), make([][]byte, size)}
 	ctxs := make([]*genContext, plan.workers)
 	for i := range ctxs {
 		ctxs[i] = newGenContext(newRNG(0), plan.u)
 	}
 	// makeBatch starts making the transactions [done, done+n) into batch and
 	// returns where to wait for them: the first error, or nil.
-	makeBatch := func(batch []Transaction, done, n int) <-chan error {
+	makeBatch := func(batch []Transaction, slotBufs [][]byte, done, n int) <-chan error {
 		// index returns the transaction number of batch slot k.
 		index := func(k int) int {
 			if newestFirst {
@@ -228,9 +235,19 @@ func (w *World) eachPlanned(ctx context.Context, newestFirst bool, fn func(*Tran
 						batch[k] = plan.prelude[i]
 						continue
 					}
-					if err := w.makeTransaction(ctxs[wk], plan.command, plan.places[i], i, &batch[k]); err != nil {
+					var buf []byte
+					if transient {
+						if slotBufs[k] == nil {
+							slotBufs[k] = make([]byte, 0, 2048)
+						}
+						buf = slotBufs[k]
+					}
+					if err := w.makeTransactionInto(ctxs[wk], plan.command, plan.places[i], i, &batch[k], buf); err != nil {
 						errs[wk] = err
 						return
+					}
+					if transient {
+						slotBufs[k] = batch[k].JSON // keeps what it grew to
 					}
 				}
 			}()
@@ -246,7 +263,7 @@ func (w *World) eachPlanned(ctx context.Context, newestFirst bool, fn func(*Tran
 		return nil
 	}
 	n := min(size, total)
-	ready := makeBatch(batches[0], 0, n)
+	ready := makeBatch(batches[0], bufs[0], 0, n)
 	for done, cur := 0, 0; done < total; cur = 1 - cur {
 		if err := <-ready; err != nil {
 			return err
@@ -255,7 +272,7 @@ func (w *World) eachPlanned(ctx context.Context, newestFirst bool, fn func(*Tran
 		var nextN int
 		if next < total && ctx.Err() == nil {
 			nextN = min(size, total-next)
-			ready = makeBatch(batches[1-cur], next, nextN)
+			ready = makeBatch(batches[1-cur], bufs[1-cur], next, nextN)
 		}
 		err := ctx.Err()
 		for k := 0; k < n && err == nil; k++ {
@@ -275,6 +292,13 @@ func (w *World) eachPlanned(ctx context.Context, newestFirst bool, fn func(*Tran
 // makeTransaction builds transaction i into t. Its content depends only on
 // the world, i and, for the coverage prelude, the transactions before it.
 func (w *World) makeTransaction(c *genContext, command *schemas.Node, at placement, i int, t *Transaction) error {
+	return w.makeTransactionInto(c, command, at, i, t, nil)
+}
+
+// makeTransactionInto builds transaction i into t, its JSON into buf when
+// buf is not nil (a buffer the caller reuses: the JSON is then valid until
+// it does), or else into memory of its own.
+func (w *World) makeTransactionInto(c *genContext, command *schemas.Node, at placement, i int, t *Transaction, buf []byte) error {
 	c.arena.reset() // the previous transaction's values are encoded
 	c.g.reseed(deriveSeed(w.Seed, "tx", uint64(i)))
 	c.now = w.BlockTime(at.block)
@@ -342,7 +366,11 @@ func (w *World) makeTransaction(c *genContext, command *schemas.Node, at placeme
 	b = strconv.AppendUint(b, g.src.Uint64()>>44, 10)
 	b = append(b, `"}}`...)
 	c.scratch = b
-	t.JSON = c.keep(b)
+	if buf != nil {
+		t.JSON = append(buf[:0], b...)
+	} else {
+		t.JSON = c.keep(b)
+	}
 	return nil
 }
 

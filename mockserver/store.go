@@ -298,11 +298,13 @@ func (s *Store) indexGame(k generators.GameKey, teams bool, teamIDs, parties []s
 	s.gameKeys = append(s.gameKeys, k)
 	s.gameTeams = append(s.gameTeams, teams)
 	s.gamesByID[k.ID] = append(s.gamesByID[k.ID], n)
+	// A map keeps the key it was first given: the identifiers need no
+	// interning here.
 	for _, t := range teamIDs {
-		s.gamesByTeam[s.intern(t)] = appendOnce(s.gamesByTeam[t], n)
+		s.gamesByTeam[t] = appendOnce(s.gamesByTeam[t], n)
 	}
 	for _, p := range parties {
-		s.gamesByParty[s.intern(p)] = appendOnce(s.gamesByParty[p], n)
+		s.gamesByParty[p] = appendOnce(s.gamesByParty[p], n)
 	}
 }
 
@@ -451,11 +453,10 @@ func (s *Store) indexTransaction(k generators.TxKey, typ uint16, submitter strin
 	s.txTypes = append(s.txTypes, typ)
 	name := s.typeNames[typ]
 	s.txByType[name] = append(s.txByType[name], i)
-	submitter = s.intern(submitter)
 	s.txByParty[submitter] = append(s.txByParty[submitter], i)
 	for _, r := range receivers {
 		if r != submitter {
-			s.txByParty[s.intern(r)] = appendOnce(s.txByParty[r], i)
+			s.txByParty[r] = appendOnce(s.txByParty[r], i)
 		}
 	}
 	if k.Block > s.latestBlock {
