@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -600,10 +601,22 @@ func TestReadersSeeWholeBlocks(t *testing.T) {
 		return min(reads[0], reads[1], reads[2]) >= wantReads
 	}
 	deadline := time.Now().Add(30 * time.Second)
+	total := func() int {
+		readsMu.Lock()
+		defer readsMu.Unlock()
+		return reads[0] + reads[1] + reads[2]
+	}
 	for i := 0; i < n && ctx.Err() == nil && !enough() && time.Now().Before(deadline); i++ {
 		if err := chain.Advance(1); err != nil {
 			t.Error(err)
 			break
+		}
+		// A block costs tens of microseconds: let a read or so through
+		// between blocks (up to a millisecond), or the writer, holding the
+		// lock back to back, would starve the readers.
+		before, wait := total(), time.Now().Add(time.Millisecond)
+		for total() == before && time.Now().Before(wait) {
+			runtime.Gosched()
 		}
 	}
 	cancel()
