@@ -357,6 +357,16 @@ func TestBlobGrowReservesRows(t *testing.T) {
 	if &b.n[:1][0] != before {
 		t.Error("grow reallocated tables that had room")
 	}
+	// The room is counted from the rows there are, not from nothing.
+	var c blob
+	defer c.release()
+	for i := 0; i < 60; i++ {
+		c.add([]byte("y"))
+	}
+	c.grow(50)
+	if free := cap(c.n) - len(c.n); free < 50 || cap(c.loc)-len(c.loc) < 50 {
+		t.Errorf("60 rows, then grow(50): room for %d rows", free)
+	}
 }
 
 // TestIndexBuilderReserve checks Reserve allocates the tables once: rows
