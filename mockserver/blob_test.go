@@ -255,6 +255,7 @@ func TestIndexBuilderRefuses(t *testing.T) {
 		{generators.ListingGames, -1, 10, g, "out of range"},
 		{generators.ListingGames, 1 << locShift, 10, g, "out of range"},
 		{generators.ListingGames, 0, -1, g, "out of range"},
+		{generators.ListingGames, 0, 0, g, "out of range"}, // no node is empty
 		{generators.ListingGames, 0, 1 << 32, g, "out of range"},
 	}
 	for _, tc := range cases {

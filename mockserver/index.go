@@ -117,7 +117,7 @@ func (b *IndexBuilder) spanOf(ids []string) span {
 // *generators.CoreSnapshot, *generators.EthereumKeyRotation,
 // *generators.NetworkParameter or *generators.Transaction).
 func (b *IndexBuilder) Add(listing string, offset int64, length int, rec any) error {
-	if offset < 0 || offset >= 1<<locShift || length < 0 || int64(length) > 1<<32-1 {
+	if offset < 0 || offset >= 1<<locShift || length <= 0 || int64(length) > 1<<32-1 {
 		return fmt.Errorf("index: %s row at %d of %d bytes is out of range", listing, offset, length)
 	}
 	if l := listingOf(rec); l != listing {
