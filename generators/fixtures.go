@@ -582,12 +582,7 @@ func eachLine(r *bufio.Reader, fn func([]byte) error) error {
 // large file is never held whole.
 func eachNode(r io.Reader, listing string, fn func([]byte) error) error {
 	dec := json.NewDecoder(r)
-	field := wrappers[listing]
-	path := []string{field, "edges"}
-	if listing == ListingTransactions {
-		path = []string{"transactions"}
-	}
-	if err := seek(dec, path); err != nil {
+	if err := SeekRows(dec, listing); err != nil {
 		return err
 	}
 	for i := 0; dec.More(); i++ {
@@ -619,6 +614,17 @@ func eachNode(r io.Reader, listing string, fn func([]byte) error) error {
 
 // seek moves the decoder into the array at path (a chain of object fields),
 // just after its opening bracket.
+// SeekRows moves a decoder of a listing's response-shaped file (a fixture
+// file in JSON) to its first row: just inside the edges array of a paged
+// listing, or the transactions array.
+func SeekRows(dec *json.Decoder, listing string) error {
+	path := []string{wrappers[listing], "edges"}
+	if listing == ListingTransactions {
+		path = []string{"transactions"}
+	}
+	return seek(dec, path)
+}
+
 func seek(dec *json.Decoder, path []string) error {
 	for depth, want := range path {
 		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {

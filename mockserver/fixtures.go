@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -429,11 +428,7 @@ func scanNodes(data []byte, listing string, ndjson bool, fn func(off, n int)) er
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	path := []string{wrapperOf(listing), "edges"}
-	if listing == generators.ListingTransactions {
-		path = []string{"transactions"}
-	}
-	if err := seekArray(dec, path); err != nil {
+	if err := generators.SeekRows(dec, listing); err != nil {
 		return err
 	}
 	raw := func() (int, int, error) {
@@ -481,55 +476,6 @@ func scanNodes(data []byte, listing string, ndjson bool, fn func(off, n int)) er
 		}
 		if !found {
 			return fmt.Errorf("edge %d: no node", i)
-		}
-	}
-	return nil
-}
-
-// wrapperOf returns the wrapper field of a paged listing's response.
-func wrapperOf(listing string) string {
-	switch listing {
-	case generators.ListingGames:
-		return "games"
-	case generators.ListingSnapshots:
-		return "coreSnapshots"
-	case generators.ListingKeyRotations:
-		return "keyRotations"
-	}
-	return "networkParameters"
-}
-
-// seekArray moves the decoder into the array at path (a chain of object
-// fields), just after its opening bracket.
-func seekArray(dec *json.Decoder, path []string) error {
-	for depth, want := range path {
-		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-			return fmt.Errorf("want an object holding %q", want)
-		}
-		for {
-			tok, err := dec.Token()
-			if err != nil {
-				if errors.Is(err, io.EOF) {
-					return fmt.Errorf("no field %q", want)
-				}
-				return err
-			}
-			key, ok := tok.(string)
-			if !ok {
-				return fmt.Errorf("no field %q", want)
-			}
-			if key == want {
-				break
-			}
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return err
-			}
-		}
-		if depth == len(path)-1 {
-			if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-				return fmt.Errorf("field %q is not an array", want)
-			}
 		}
 	}
 	return nil

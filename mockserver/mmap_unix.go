@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build unix
 
 package mockserver
 
@@ -7,12 +7,6 @@ import (
 	"os"
 	"syscall"
 )
-
-// allocChunk takes n bytes of zeroed memory from the system, outside the Go
-// heap. Pages cost nothing until they are written.
-func allocChunk(n int) ([]byte, error) {
-	return syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-}
 
 // freeChunk gives memory from allocChunk back to the system.
 func freeChunk(b []byte) {
