@@ -345,6 +345,12 @@ func TestOpenFixturesErrors(t *testing.T) {
 			first := data[:bytes.IndexByte(data, '\n')+1]
 			os.WriteFile(p, append(data, first...), 0o644)
 		}, "two transactions"},
+		{"duplicate game", func(dir string) {
+			p := filepath.Join(dir, "games.ndjson")
+			data, _ := os.ReadFile(p)
+			first := data[:bytes.IndexByte(data, '\n')+1]
+			os.WriteFile(p, append(data, first...), 0o644)
+		}, "two games with epoch"},
 		{"json without its array", func(dir string) {
 			os.WriteFile(filepath.Join(dir, generators.ManifestFile), []byte(`{"formatVersion":1,"listings":{"games":{"file":"g.json"}}}`), 0o644)
 			os.WriteFile(filepath.Join(dir, "g.json"), []byte(`{"games":{}}`), 0o644)
