@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"bytes"
+	"encoding/binary"
 	"context"
 	"fmt"
 	"os"
@@ -390,5 +391,86 @@ func TestIndexBuilderReserve(t *testing.T) {
 	}
 	if got := b.txs[49]; got.key() != (generators.TxKey{Block: 49}) || got.hi-got.lo != 1 || b.nameList[b.refs[got.lo]] != "p" {
 		t.Errorf("row 49: %+v", got)
+	}
+}
+
+// TestIndexCountsAreBounded checks a count in an index is held to what
+// the file could hold, so a damaged index cannot ask for more memory than
+// its size: one more than that is refused as corrupt, the most it could
+// hold is read (and found wrong further on).
+func TestIndexCountsAreBounded(t *testing.T) {
+	w := genWorld(t)
+	dir := writeFixtures(t, w, generators.FormatNDJSON)
+	openFixtures(t, dir) // saves the index
+	index := filepath.Join(dir, IndexFile)
+	saved, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The identifiers' count follows the magic and the header.
+	headLen, k := binary.Uvarint(saved[len(indexMagic):])
+	at := len(indexMagic) + k + int(headLen)
+	// The games' count follows the identifiers; a game row takes at least
+	// 21 bytes.
+	games := at + 8
+	for i := binary.LittleEndian.Uint64(saved[at:]); i > 0; i-- {
+		l, k := binary.Uvarint(saved[games:])
+		games += k + int(l)
+	}
+	for _, tc := range []struct {
+		at            int
+		count         uint64
+		want, notWant string
+	}{
+		{at, uint64(len(saved)) + 1, "corrupt: a count of", ""},
+		{at, uint64(len(saved)), "unreadable", "a count of"},
+		{games, uint64(len(saved))/21 + 1, "corrupt: a count of", ""},
+	} {
+		damaged := bytes.Clone(saved)
+		binary.LittleEndian.PutUint64(damaged[tc.at:], tc.count)
+		if err := os.WriteFile(index, damaged, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, info := openFixtures(t, dir)
+		if !strings.Contains(info.Rebuilt, tc.want) || (tc.notWant != "" && strings.Contains(info.Rebuilt, tc.notWant)) {
+			t.Errorf("a count of %d in a file of %d bytes: rebuilt %q, want it to say %q (and not %q)", tc.count, len(saved), info.Rebuilt, tc.want, tc.notWant)
+		}
+	}
+}
+
+// TestIndexStringsAreBounded checks a string's length in an index is held
+// to the file's size: as long as the file is read (and found cut short),
+// longer is refused as corrupt.
+func TestIndexStringsAreBounded(t *testing.T) {
+	w := genWorld(t)
+	dir := writeFixtures(t, w, generators.FormatNDJSON)
+	openFixtures(t, dir)
+	index := filepath.Join(dir, IndexFile)
+	saved, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	headLen, k := binary.Uvarint(saved[len(indexMagic):])
+	prefix := saved[:len(indexMagic)+k+int(headLen)+8] // through the identifiers' count
+	for _, tc := range []struct {
+		extra int // the first identifier's length beyond the file's size
+		want  string
+	}{{0, "cut short"}, {1, "corrupt: a string of"}} {
+		// A file that ends with the first identifier's length, which is
+		// the file's size (plus extra).
+		var damaged []byte
+		for size := len(prefix) + 1; ; size++ {
+			damaged = binary.AppendUvarint(bytes.Clone(prefix), uint64(size+tc.extra))
+			if len(damaged) == size {
+				break
+			}
+		}
+		if err := os.WriteFile(index, damaged, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, info := openFixtures(t, dir)
+		if !strings.Contains(info.Rebuilt, tc.want) {
+			t.Errorf("a string of %d more bytes than the file: rebuilt %q, want it to say %q", tc.extra, info.Rebuilt, tc.want)
+		}
 	}
 }
