@@ -2,8 +2,8 @@ package mockserver
 
 import (
 	"bytes"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
