@@ -224,6 +224,10 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 		{"another rotation", func(b *IndexBuilder) { b.rotations[0].key.BlockHeight-- }, "not the indexed key rotation"},
 		{"another parameter", func(b *IndexBuilder) { b.params[0].key = "" }, "not the indexed network parameter"},
 		{"another transaction", func(b *IndexBuilder) { b.txs[0].typ = b.name("Nope") }, "not the indexed transaction"},
+		{"identifier beyond its table", func(b *IndexBuilder) {
+			b.names["beyond"] = int32(len(b.nameList)) // numbered, never written
+			b.games[0].key.ID = "beyond"
+		}, "corrupt: identifier"},
 		{"another row's bytes", func(b *IndexBuilder) { b.txs[len(b.txs)-1].off, b.txs[len(b.txs)-1].n = b.txs[0].off, b.txs[0].n }, "not the indexed transaction"},
 	}
 	for _, tc := range cases {
