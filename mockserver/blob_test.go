@@ -478,3 +478,22 @@ func TestIndexStringsAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexRowMayEndWithItsFile checks a row that ends exactly at the end
+// of its file (its node and the last newline) is inside it.
+func TestIndexRowMayEndWithItsFile(t *testing.T) {
+	w := genWorld(t)
+	dir := writeFixtures(t, w, generators.FormatNDJSON)
+	tamperIndex(t, dir, func(b *IndexBuilder) {
+		last := 0
+		for i, s := range b.snapshots {
+			if s.off > b.snapshots[last].off {
+				last = i
+			}
+		}
+		b.snapshots[last].n++ // the newline that ends the file
+	})
+	if _, info := openFixtures(t, dir); info.Rebuilt != "" {
+		t.Errorf("a row ending with its file was refused: %s", info.Rebuilt)
+	}
+}
