@@ -407,20 +407,29 @@ func writeAtomic(path string, write func(*bufio.Writer) error) (err error) {
 	return os.Rename(tmp.Name(), path)
 }
 
+// ReadManifest reads and checks the manifest of a fixture directory.
+func ReadManifest(dir string) (*Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	if m.FormatVersion != 1 {
+		return nil, fmt.Errorf("manifest formatVersion %d is not 1", m.FormatVersion)
+	}
+	return &m, nil
+}
+
 // ReadFixtures reads a fixture directory written by WriteFixtures (or by
 // harness record) back into a World. Records keep their JSON exactly as read.
 // The World has no entities (parties, teams...), only the listings.
 func ReadFixtures(dir string) (*World, error) {
-	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	m, err := ReadManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read fixtures %s: %w", dir, err)
-	}
-	var m Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("read fixtures %s: manifest: %w", dir, err)
-	}
-	if m.FormatVersion != 1 {
-		return nil, fmt.Errorf("read fixtures %s: manifest formatVersion %d is not 1", dir, m.FormatVersion)
 	}
 	w := &World{
 		LatestBlock: m.LatestBlock, LatestBlockTime: m.LatestBlockTime,
@@ -459,44 +468,66 @@ func (w *World) readListing(path, listing string) error {
 // addRecord decodes one node and appends it to its listing, keeping its
 // bytes.
 func (w *World) addRecord(listing string, node []byte) error {
-	raw := bytes.Clone(node)
+	rec, err := ParseRecord(listing, bytes.Clone(node))
+	if err != nil {
+		return err
+	}
+	switch r := rec.(type) {
+	case *Game:
+		w.Games = append(w.Games, *r)
+	case *CoreSnapshot:
+		w.Snapshots = append(w.Snapshots, *r)
+	case *EthereumKeyRotation:
+		w.KeyRotations = append(w.KeyRotations, *r)
+	case *NetworkParameter:
+		w.NetworkParameters = append(w.NetworkParameters, *r)
+	case *Transaction:
+		w.Transactions = append(w.Transactions, *r)
+	}
+	return nil
+}
+
+// ParseRecord decodes one node of a listing into its record (*Game,
+// *CoreSnapshot, *EthereumKeyRotation, *NetworkParameter or *Transaction),
+// which keeps raw as its bytes (Raw, or a transaction's JSON).
+func ParseRecord(listing string, raw []byte) (any, error) {
 	switch listing {
 	case ListingGames:
 		var g Game
 		if err := json.Unmarshal(raw, &g); err != nil {
-			return fmt.Errorf("game: %w", err)
+			return nil, fmt.Errorf("game: %w", err)
 		}
 		g.Raw = raw
-		w.Games = append(w.Games, g)
+		return &g, nil
 	case ListingSnapshots:
 		var s CoreSnapshot
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return fmt.Errorf("core snapshot: %w", err)
+			return nil, fmt.Errorf("core snapshot: %w", err)
 		}
 		s.Raw = raw
-		w.Snapshots = append(w.Snapshots, s)
+		return &s, nil
 	case ListingKeyRotations:
 		var k EthereumKeyRotation
 		if err := json.Unmarshal(raw, &k); err != nil {
-			return fmt.Errorf("key rotation: %w", err)
+			return nil, fmt.Errorf("key rotation: %w", err)
 		}
 		k.Raw = raw
-		w.KeyRotations = append(w.KeyRotations, k)
+		return &k, nil
 	case ListingNetworkParameters:
 		var p NetworkParameter
 		if err := json.Unmarshal(raw, &p); err != nil {
-			return fmt.Errorf("network parameter: %w", err)
+			return nil, fmt.Errorf("network parameter: %w", err)
 		}
 		p.Raw = raw
-		w.NetworkParameters = append(w.NetworkParameters, p)
+		return &p, nil
 	case ListingTransactions:
 		t, err := ParseTransaction(raw)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		w.Transactions = append(w.Transactions, t)
+		return &t, nil
 	}
-	return nil
+	return nil, fmt.Errorf("%w: no listing %q", ErrBadOptions, listing)
 }
 
 // ParseTransaction extracts a transaction's keys from its JSON.

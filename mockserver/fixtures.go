@@ -92,24 +92,19 @@ func BuildIndex(dir string, b *IndexBuilder) error {
 	return saveIndex(filepath.Join(dir, IndexFile), b, sources)
 }
 
+// readManifest reads a fixture directory's manifest, whose files must lie
+// in the directory.
 func readManifest(dir string) (*generators.Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, generators.ManifestFile))
+	m, err := generators.ReadManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("fixtures %s: %w", dir, err)
-	}
-	var m generators.Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("fixtures %s: manifest: %w", dir, err)
-	}
-	if m.FormatVersion != 1 {
-		return nil, fmt.Errorf("fixtures %s: manifest formatVersion %d is not 1", dir, m.FormatVersion)
 	}
 	for _, l := range generators.Listings {
 		if e, ok := m.Listings[l]; ok && (e.File == "" || e.File != filepath.Base(e.File)) {
 			return nil, fmt.Errorf("fixtures %s: manifest: %s file %q is not a file name", dir, l, e.File)
 		}
 	}
-	return &m, nil
+	return m, nil
 }
 
 // mapListings maps every listing's file and notes its size and time.
@@ -367,7 +362,7 @@ func parseRows(b *IndexBuilder, listing string, data []byte, places []place) err
 				defer wg.Done()
 				for i := lo + w; i < hi; i += workers {
 					p := places[i]
-					rec, err := parseRecord(listing, data[p.off:p.off+int64(p.n)])
+					rec, err := generators.ParseRecord(listing, data[p.off:p.off+int64(p.n)])
 					if err != nil && errs[w] == nil {
 						errs[w] = fmt.Errorf("row %d (byte %d): %w", i+1, p.off, err)
 					}
@@ -387,26 +382,6 @@ func parseRows(b *IndexBuilder, listing string, data []byte, places []place) err
 		clear(recs)
 	}
 	return nil
-}
-
-// parseRecord decodes one node of a listing.
-func parseRecord(listing string, node []byte) (any, error) {
-	var rec any
-	switch listing {
-	case generators.ListingGames:
-		rec = &generators.Game{}
-	case generators.ListingSnapshots:
-		rec = &generators.CoreSnapshot{}
-	case generators.ListingKeyRotations:
-		rec = &generators.EthereumKeyRotation{}
-	case generators.ListingNetworkParameters:
-		rec = &generators.NetworkParameter{}
-	default:
-		t, err := generators.ParseTransaction(node)
-		t.JSON = nil // the index never keeps a row's bytes
-		return &t, err
-	}
-	return rec, json.Unmarshal(node, rec)
 }
 
 // scanNodes calls fn with the place of every node of a listing's file:

@@ -280,7 +280,7 @@ func TestFixtureIndexFromRecordsEqualsFromFiles(t *testing.T) {
 		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
 			node := bytes.TrimSuffix(line, []byte("\n"))
 			if len(node) > 0 {
-				rec, err := parseRecord(l, node)
+				rec, err := generators.ParseRecord(l, node)
 				if err != nil {
 					t.Fatal(err)
 				}

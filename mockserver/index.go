@@ -192,7 +192,7 @@ func (b *IndexBuilder) sort() error {
 	return nil
 }
 
-// cmpGame compares games in base order (gameLess).
+// cmpGame compares games in base order: epoch ascending, ID descending.
 func cmpGame(a, b generators.GameKey) int {
 	if c := cmp.Compare(a.Epoch, b.Epoch); c != 0 {
 		return c
@@ -200,7 +200,8 @@ func cmpGame(a, b generators.GameKey) int {
 	return cmp.Compare(b.ID, a.ID)
 }
 
-// cmpRotation compares rotations in base order (rotationLess).
+// cmpRotation compares rotations in base order: height ascending, node ID
+// descending.
 func cmpRotation(a, b generators.RotationKey) int {
 	if c := cmp.Compare(a.BlockHeight, b.BlockHeight); c != 0 {
 		return c

@@ -1,13 +1,6 @@
 package mockserver
 
-import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-
-	"github.com/chaindata/harness/generators"
-)
+import "github.com/chaindata/harness/generators"
 
 // What a world costs in memory once its store is built, so that harness serve
 // can refuse a world the machine cannot hold before it spends minutes
@@ -53,13 +46,9 @@ func MemoryEstimate(scale float64) uint64 {
 // fixtures in dir needs: their files are mapped, not read into memory, so
 // only their rows' index counts. It fails when the manifest cannot be read.
 func FixturesMemoryEstimate(dir string) (uint64, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, generators.ManifestFile))
+	m, err := generators.ReadManifest(dir)
 	if err != nil {
 		return 0, err
-	}
-	var m generators.Manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return 0, fmt.Errorf("%s: %w", generators.ManifestFile, err)
 	}
 	var rows uint64
 	for _, l := range m.Listings {

@@ -275,12 +275,7 @@ func (s *Store) gameEpochs() {
 
 // gameLess is the base order of games: epoch ascending, ID descending, so
 // that the newest-first listing is epoch descending, ID ascending.
-func gameLess(a, b generators.GameKey) bool {
-	if a.Epoch != b.Epoch {
-		return a.Epoch < b.Epoch
-	}
-	return a.ID > b.ID
-}
+func gameLess(a, b generators.GameKey) bool { return cmpGame(a, b) < 0 }
 
 // appendGame adds a game after every game of the store, with its indexes.
 func (s *Store) appendGame(g *generators.Game) error {
@@ -372,12 +367,7 @@ func rotKey(r *generators.EthereumKeyRotation) generators.RotationKey {
 // rotationLess is the base order of rotations: height ascending, node ID
 // descending, so that the newest-first listing is height descending, node ID
 // ascending.
-func rotationLess(a, b generators.RotationKey) bool {
-	if a.BlockHeight != b.BlockHeight {
-		return a.BlockHeight < b.BlockHeight
-	}
-	return a.NodeID > b.NodeID
-}
+func rotationLess(a, b generators.RotationKey) bool { return cmpRotation(a, b) < 0 }
 
 func (s *Store) addParams(params []generators.NetworkParameter) error {
 	sorted := append([]generators.NetworkParameter(nil), params...)
@@ -481,10 +471,6 @@ func inList(list []int32, i int) bool {
 func (s *Store) Counts() map[string]int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.counts()
-}
-
-func (s *Store) counts() map[string]int {
 	return map[string]int{
 		generators.ListingGames:             s.games.len(),
 		generators.ListingSnapshots:         s.snapshots.len(),
