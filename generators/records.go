@@ -197,44 +197,39 @@ func appendIndividualEntries(b []byte, entries []IndividualEntry) []byte {
 func (e *IndividualEntry) appendJSON(b []byte) []byte {
 	b = append(b, `{"individual":`...)
 	b = appendQuoted(b, e.Individual)
-	b = append(b, `,"rank":"`...)
-	b = strconv.AppendUint(b, e.Rank, 10)
-	b = append(b, `","rewardEarned":`...)
-	b = appendQuoted(b, e.RewardEarned)
-	b = append(b, `,"rewardEarnedQuantum":`...)
-	b = appendQuoted(b, e.RewardEarnedQuantum)
-	b = append(b, `,"rewardMetric":`...)
-	b = appendQuoted(b, e.RewardMetric)
-	b = append(b, `,"totalRewardsEarned":`...)
-	b = appendQuoted(b, e.TotalRewardsEarned)
-	b = append(b, `,"totalRewardsEarnedQuantum":`...)
-	b = appendQuoted(b, e.TotalRewardsEarnedQuantum)
-	b = append(b, `,"volume":`...)
-	b = appendQuoted(b, e.Volume)
+	b = append(b, ',')
+	b = appendResult(b, e.Rank, e.RewardEarned, e.RewardEarnedQuantum, e.RewardMetric, e.TotalRewardsEarned, e.TotalRewardsEarnedQuantum, e.Volume)
 	return append(b, '}')
 }
 
 // appendJSON appends the entry's JSON encoding.
 func (e *TeamEntry) appendJSON(b []byte) []byte {
-	b = append(b, `{"rank":"`...)
-	b = strconv.AppendUint(b, e.Rank, 10)
-	b = append(b, `","rewardEarned":`...)
-	b = appendQuoted(b, e.RewardEarned)
-	b = append(b, `,"rewardEarnedQuantum":`...)
-	b = appendQuoted(b, e.RewardEarnedQuantum)
-	b = append(b, `,"rewardMetric":`...)
-	b = appendQuoted(b, e.RewardMetric)
-	b = append(b, `,"totalRewardsEarned":`...)
-	b = appendQuoted(b, e.TotalRewardsEarned)
-	b = append(b, `,"totalRewardsEarnedQuantum":`...)
-	b = appendQuoted(b, e.TotalRewardsEarnedQuantum)
-	b = append(b, `,"volume":`...)
-	b = appendQuoted(b, e.Volume)
+	b = append(b, '{')
+	b = appendResult(b, e.Rank, e.RewardEarned, e.RewardEarnedQuantum, e.RewardMetric, e.TotalRewardsEarned, e.TotalRewardsEarnedQuantum, e.Volume)
 	b = append(b, `,"team":{"teamId":`...)
 	b = appendQuoted(b, e.Team.TeamID)
 	b = append(b, `,"membersParticipating":`...)
 	b = appendIndividualEntries(b, e.Team.MembersParticipating)
 	return append(b, "}}"...)
+}
+
+// appendResult appends the fields a player's and a team's result share,
+// "rank" to "volume", in that order and without braces.
+func appendResult(b []byte, rank uint64, earned, earnedQuantum, metric, total, totalQuantum, volume string) []byte {
+	b = append(b, `"rank":"`...)
+	b = strconv.AppendUint(b, rank, 10)
+	b = append(b, `","rewardEarned":`...)
+	b = appendQuoted(b, earned)
+	b = append(b, `,"rewardEarnedQuantum":`...)
+	b = appendQuoted(b, earnedQuantum)
+	b = append(b, `,"rewardMetric":`...)
+	b = appendQuoted(b, metric)
+	b = append(b, `,"totalRewardsEarned":`...)
+	b = appendQuoted(b, total)
+	b = append(b, `,"totalRewardsEarnedQuantum":`...)
+	b = appendQuoted(b, totalQuantum)
+	b = append(b, `,"volume":`...)
+	return appendQuoted(b, volume)
 }
 
 // appendJSON appends the snapshot's JSON encoding.
