@@ -259,6 +259,27 @@ func (w *World) eachRow(listing string, fn func(row) error) error {
 	return nil
 }
 
+// AppendRecordJSON appends the JSON RecordJSON returns for a record to b.
+// A generated game, snapshot or rotation is encoded straight into b, so
+// that a caller reusing b encodes records without allocating.
+func AppendRecordJSON(b []byte, rec any) []byte {
+	switch r := rec.(type) {
+	case *Game:
+		if r.Raw == nil {
+			return r.appendJSON(b)
+		}
+	case *CoreSnapshot:
+		if r.Raw == nil {
+			return r.appendJSON(b)
+		}
+	case *EthereumKeyRotation:
+		if r.Raw == nil {
+			return r.appendJSON(b)
+		}
+	}
+	return append(b, RecordJSON(rec)...)
+}
+
 // RecordJSON returns the JSON of a record: its Raw bytes when it was read
 // from fixtures, its encoding otherwise.
 func RecordJSON(rec any) []byte {

@@ -84,6 +84,11 @@ func TestRecordJSONIsJSONMarshal(t *testing.T) {
 		if got := RecordJSON(rec); !bytes.Equal(got, want) {
 			t.Fatalf("%s:\n got %s\nwant %s", what, got, want)
 		}
+		// AppendRecordJSON appends the same bytes after what b holds.
+		prefix := []byte("[prefix]")
+		if got := AppendRecordJSON(prefix, rec); !bytes.Equal(got, append([]byte("[prefix]"), want...)) {
+			t.Fatalf("%s: AppendRecordJSON:\n got %s\nwant [prefix]%s", what, got, want)
+		}
 	}
 	odd := `a"b\c<d>&e` + "\n\u2028é\xff"
 	tests := []struct {
@@ -120,8 +125,14 @@ func TestRecordJSONIsJSONMarshal(t *testing.T) {
 	}
 	// Records read from fixtures keep their bytes.
 	raw := []byte(`{"epoch":"1", "id":"x"}`)
-	if got := RecordJSON(&Game{Epoch: 2, Raw: raw}); !bytes.Equal(got, raw) {
-		t.Errorf("a game with Raw: got %s, want its Raw", got)
+	for _, rec := range []any{&Game{Epoch: 2, Raw: raw}, &CoreSnapshot{BlockHeight: 2, Raw: raw},
+		&EthereumKeyRotation{BlockHeight: 2, Raw: raw}, &NetworkParameter{Key: "k", Raw: raw}, &Transaction{JSON: raw}} {
+		if got := RecordJSON(rec); !bytes.Equal(got, raw) {
+			t.Errorf("a %T with Raw: got %s, want its Raw", rec, got)
+		}
+		if got := AppendRecordJSON([]byte("x"), rec); !bytes.Equal(got, append([]byte("x"), raw...)) {
+			t.Errorf("AppendRecordJSON of a %T with Raw: got %s, want x and its Raw", rec, got)
+		}
 	}
 }
 

@@ -69,6 +69,9 @@ type Store struct {
 type pagedRows struct {
 	blob
 	nodes bool
+	// scratch is where addRecord writes a row before copying it in,
+	// reused from row to row.
+	scratch []byte
 }
 
 // appendEdge appends row i's edge; cursor appends its cursor when the rows
@@ -97,18 +100,20 @@ func (r *pagedRows) appendCursor(b []byte, i int, cursor func([]byte, int) []byt
 	return append(b, c...)
 }
 
-// addEdge adds a row for a node and its cursor: the whole edge, or the
-// node alone when the rows are nodes.
-func (r *pagedRows) addEdge(node []byte, cursor string) error {
+// addRecord adds a row for a record: its whole edge, with the cursor
+// appendCursor appends, or its node alone when the rows are nodes.
+func (r *pagedRows) addRecord(rec any, appendCursor func([]byte) []byte) error {
+	b := r.scratch[:0]
 	if r.nodes {
-		return r.add(node)
+		b = generators.AppendRecordJSON(b, rec)
+	} else {
+		b = append(b, `{"node":`...)
+		b = generators.AppendRecordJSON(b, rec)
+		b = append(b, `,"cursor":"`...)
+		b = appendCursor(b)
+		b = append(b, `"}`...)
 	}
-	b := make([]byte, 0, len(node)+len(cursor)+22)
-	b = append(b, `{"node":`...)
-	b = append(b, node...)
-	b = append(b, `,"cursor":"`...)
-	b = append(b, cursor...)
-	b = append(b, `"}`...)
+	r.scratch = b
 	return r.add(b)
 }
 
@@ -279,10 +284,12 @@ func gameLess(a, b generators.GameKey) bool { return cmpGame(a, b) < 0 }
 
 // appendGame adds a game after every game of the store, with its indexes.
 func (s *Store) appendGame(g *generators.Game) error {
-	if err := s.games.addEdge(generators.RecordJSON(g), g.Cursor()); err != nil {
+	k := generators.GameKey{Epoch: g.Epoch, ID: g.ID}
+	if err := s.games.addRecord(g, func(b []byte) []byte { return appendGameCursor(b, k) }); err != nil {
 		return err
 	}
-	s.indexGame(generators.GameKey{Epoch: g.Epoch, ID: s.intern(g.ID)}, g.Team != nil, g.TeamIDs(), g.PartyIDs())
+	k.ID = s.intern(k.ID)
+	s.indexGame(k, g.Team != nil, g.TeamIDs(), g.PartyIDs())
 	return nil
 }
 
@@ -321,10 +328,11 @@ func (s *Store) addSnapshots(snaps []generators.CoreSnapshot) error {
 
 // appendSnapshot adds a snapshot after every snapshot of the store.
 func (s *Store) appendSnapshot(sn *generators.CoreSnapshot) error {
-	if err := s.snapshots.addEdge(generators.RecordJSON(sn), sn.Cursor()); err != nil {
+	k := generators.SnapshotKey{BlockHeight: sn.BlockHeight}
+	if err := s.snapshots.addRecord(sn, func(b []byte) []byte { return appendSnapshotCursor(b, k) }); err != nil {
 		return err
 	}
-	s.snapshotKeys = append(s.snapshotKeys, generators.SnapshotKey{BlockHeight: sn.BlockHeight})
+	s.snapshotKeys = append(s.snapshotKeys, k)
 	return nil
 }
 
@@ -346,10 +354,11 @@ func (s *Store) addRotations(rots []generators.EthereumKeyRotation) error {
 
 // appendRotation adds a key rotation after every rotation of the store.
 func (s *Store) appendRotation(r *generators.EthereumKeyRotation) error {
-	if err := s.rotations.addEdge(generators.RecordJSON(r), r.Cursor()); err != nil {
+	k := rotKey(r)
+	if err := s.rotations.addRecord(r, func(b []byte) []byte { return appendRotationCursor(b, k) }); err != nil {
 		return err
 	}
-	s.indexRotation(generators.RotationKey{BlockHeight: r.BlockHeight, NodeID: r.NodeID})
+	s.indexRotation(k)
 	return nil
 }
 
@@ -377,7 +386,7 @@ func (s *Store) addParams(params []generators.NetworkParameter) error {
 		if i > 0 && sorted[i-1].Key == p.Key {
 			continue
 		}
-		if err := s.params.addEdge(generators.RecordJSON(p), p.Cursor()); err != nil {
+		if err := s.params.addRecord(p, func(b []byte) []byte { return append(b, p.Cursor()...) }); err != nil {
 			return err
 		}
 		s.paramKeys = append(s.paramKeys, p.Key)
