@@ -235,27 +235,88 @@ func TestFixtureIndexIsSavedAndReused(t *testing.T) {
 }
 
 // TestFixtureIndexSpotCheck checks an index that no longer matches its
-// files' content (same sizes and times) is caught by the spot check.
+// files' content (same sizes and times) is caught by the spot check, at
+// either end of a listing.
 func TestFixtureIndexSpotCheck(t *testing.T) {
 	w := genWorld(t)
-	dir := writeFixtures(t, w, generators.FormatNDJSON)
-	openFixtures(t, dir)
-	p := filepath.Join(dir, "networkparameters.ndjson")
-	st, _ := os.Stat(p)
-	data, _ := os.ReadFile(p)
-	// Swap the first two lines: same size, same time, other keys.
-	lines := bytes.SplitN(data, []byte("\n"), 3)
-	swapped := bytes.Join([][]byte{lines[1], lines[0], lines[2]}, []byte("\n"))
-	if len(lines[0]) == len(lines[1]) {
-		t.Skip("the first two parameters are the same length")
+	for _, tc := range []struct {
+		name string
+		swap func(n int) int // the first of the two lines swapped
+	}{
+		{"first two rows swapped", func(int) int { return 0 }},
+		{"last two rows swapped", func(n int) int { return n - 2 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFixtures(t, w, generators.FormatNDJSON)
+			openFixtures(t, dir)
+			p := filepath.Join(dir, "networkparameters.ndjson")
+			st, _ := os.Stat(p)
+			data, _ := os.ReadFile(p)
+			lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+			i := tc.swap(len(lines))
+			if len(lines[i]) == len(lines[i+1]) {
+				t.Skip("the two parameters are the same length")
+			}
+			// Same size, same time, other keys.
+			lines[i], lines[i+1] = lines[i+1], lines[i]
+			if err := os.WriteFile(p, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(p, st.ModTime(), st.ModTime())
+			_, info := openFixtures(t, dir)
+			if !strings.HasPrefix(info.Rebuilt, "stale") {
+				t.Errorf("rebuilt %q, want the spot check to find the index stale", info.Rebuilt)
+			}
+		})
 	}
-	if err := os.WriteFile(p, swapped, 0o644); err != nil {
+}
+
+// TestFixtureStoreFacts checks a store served from fixtures takes the
+// chain's facts from the manifest (a recorded manifest has no seed), and
+// that Close unmaps the files it mapped.
+func TestFixtureStoreFacts(t *testing.T) {
+	w := genWorld(t)
+	dir := writeFixtures(t, w, generators.FormatNDJSON)
+	st, _ := openFixtures(t, dir)
+	if st.seed != w.Seed || st.scale != w.Scale || st.latestBlock != w.LatestBlock || st.latestEpoch != w.LatestEpoch {
+		t.Errorf("seed %d, scale %v, block %d, epoch %d; want the world's %d, %v, %d, %d",
+			st.seed, st.scale, st.latestBlock, st.latestEpoch, w.Seed, w.Scale, w.LatestBlock, w.LatestEpoch)
+	}
+
+	// Without a seed.
+	m, err := generators.ReadManifest(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	os.Chtimes(p, st.ModTime(), st.ModTime())
-	_, info := openFixtures(t, dir)
-	if !strings.HasPrefix(info.Rebuilt, "stale") {
-		t.Errorf("rebuilt %q, want the spot check to find the index stale", info.Rebuilt)
+	m.Seed = nil
+	data, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, generators.ManifestFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ = openFixtures(t, dir); st.seed != 0 {
+		t.Errorf("no seed in the manifest: seed %d, want 0", st.seed)
+	}
+
+	maps := func() int {
+		b, err := os.ReadFile("/proc/self/maps")
+		if err != nil {
+			t.Skipf("no /proc/self/maps: %v", err)
+		}
+		return bytes.Count(b, []byte(dir+string(filepath.Separator)))
+	}
+	before := maps()
+	s, _, err := OpenFixtures(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := maps() - before; got != len(generators.Listings) {
+		t.Errorf("%d fixture files mapped while open, want %d", got, len(generators.Listings))
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := maps() - before; got != 0 {
+		t.Errorf("%d fixture files still mapped after Close", got)
 	}
 }
 
@@ -323,38 +384,39 @@ func TestFixturesIndexCannotBeSaved(t *testing.T) {
 func TestOpenFixturesErrors(t *testing.T) {
 	w := genWorld(t)
 	cases := []struct {
-		name  string
-		setup func(dir string)
-		want  string
+		name      string
+		setup     func(dir string)
+		want      string
+		serveOnly bool
 	}{
-		{"no manifest", func(dir string) { os.Remove(filepath.Join(dir, generators.ManifestFile)) }, "manifest.json"},
-		{"bad manifest", func(dir string) { os.WriteFile(filepath.Join(dir, generators.ManifestFile), []byte("{"), 0o644) }, "manifest"},
+		{"no manifest", func(dir string) { os.Remove(filepath.Join(dir, generators.ManifestFile)) }, "manifest.json", false},
+		{"bad manifest", func(dir string) { os.WriteFile(filepath.Join(dir, generators.ManifestFile), []byte("{"), 0o644) }, "manifest", false},
 		{"other version", func(dir string) {
 			os.WriteFile(filepath.Join(dir, generators.ManifestFile), []byte(`{"formatVersion":2}`), 0o644)
-		}, "formatVersion 2"},
+		}, "formatVersion 2", false},
 		{"file outside", func(dir string) {
 			os.WriteFile(filepath.Join(dir, generators.ManifestFile), []byte(`{"formatVersion":1,"listings":{"games":{"file":"../x"}}}`), 0o644)
-		}, "not a file name"},
-		{"file missing", func(dir string) { os.Remove(filepath.Join(dir, "games.ndjson")) }, "games.ndjson"},
+		}, "not a file name", false},
+		{"file missing", func(dir string) { os.Remove(filepath.Join(dir, "games.ndjson")) }, "games.ndjson", false},
 		{"bad row", func(dir string) {
 			os.WriteFile(filepath.Join(dir, "snapshots.ndjson"), []byte("{\"blockHeight\":\"x\"}\n"), 0o644)
-		}, "snapshots.ndjson: row 1"},
+		}, "snapshots.ndjson: row 1", false},
 		{"duplicate transaction", func(dir string) {
 			p := filepath.Join(dir, "transactions.ndjson")
 			data, _ := os.ReadFile(p)
 			first := data[:bytes.IndexByte(data, '\n')+1]
 			os.WriteFile(p, append(data, first...), 0o644)
-		}, "two transactions"},
+		}, "two transactions", true},
 		{"duplicate game", func(dir string) {
 			p := filepath.Join(dir, "games.ndjson")
 			data, _ := os.ReadFile(p)
 			first := data[:bytes.IndexByte(data, '\n')+1]
 			os.WriteFile(p, append(data, first...), 0o644)
-		}, "two games with epoch"},
+		}, "two games with epoch", true},
 		{"json without its array", func(dir string) {
 			os.WriteFile(filepath.Join(dir, generators.ManifestFile), []byte(`{"formatVersion":1,"listings":{"games":{"file":"g.json"}}}`), 0o644)
 			os.WriteFile(filepath.Join(dir, "g.json"), []byte(`{"games":{}}`), 0o644)
-		}, `no field "edges"`},
+		}, `no field "edges"`, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -367,6 +429,11 @@ func TestOpenFixturesErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q, want it to contain %q", err, tc.want)
+			}
+			// BuildIndex (harness record) refuses the same directories,
+			// except for what only serving checks: the rows' order.
+			if err := BuildIndex(dir, nil); !tc.serveOnly && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("BuildIndex: error %v, want one containing %q", err, tc.want)
 			}
 		})
 	}
