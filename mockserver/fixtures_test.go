@@ -361,6 +361,31 @@ func TestFixtureIndexFromRecordsEqualsFromFiles(t *testing.T) {
 	}
 }
 
+// TestSaveIndexCleansUp checks saving an index removes the temporary files
+// an interrupted save left beside it and keeps no file open after.
+func TestSaveIndexCleansUp(t *testing.T) {
+	dir := writeFixtures(t, genWorld(t), generators.FormatNDJSON)
+	stale := filepath.Join(dir, "."+IndexFile+".12345.tmp")
+	if err := os.WriteFile(stale, []byte("half an index"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := BuildIndex(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temporary file is still there (%v)", err)
+	}
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	for _, fd := range fds {
+		if target, _ := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); strings.HasPrefix(target, dir) {
+			t.Errorf("file descriptor %s still open on %s", fd.Name(), target)
+		}
+	}
+}
+
 // TestFixturesIndexCannotBeSaved serves fixtures whose index cannot be
 // saved beside them (here a directory stands in its place, which fails for
 // root too): the index is built in a temporary file and the reason given.
@@ -373,6 +398,9 @@ func TestFixturesIndexCannotBeSaved(t *testing.T) {
 	st, info := openFixtures(t, dir)
 	if info.SaveErr == nil || info.Rebuilt == "" {
 		t.Errorf("read-only directory: rebuilt %q, save error %v; want both", info.Rebuilt, info.SaveErr)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "."+IndexFile+".*.tmp")); len(left) > 0 {
+		t.Errorf("the failed save left %v", left)
 	}
 	if st.Counts()[generators.ListingGames] != len(w.Games) {
 		t.Errorf("games %d, want %d", st.Counts()[generators.ListingGames], len(w.Games))
