@@ -429,6 +429,13 @@ func TestOpenFixturesErrors(t *testing.T) {
 		{"bad row", func(dir string) {
 			os.WriteFile(filepath.Join(dir, "snapshots.ndjson"), []byte("{\"blockHeight\":\"x\"}\n"), 0o644)
 		}, "snapshots.ndjson: row 1", false},
+		{"bad row further down", func(dir string) {
+			p := filepath.Join(dir, "snapshots.ndjson")
+			data, _ := os.ReadFile(p)
+			lines := bytes.Split(data, []byte("\n"))
+			lines[4] = []byte(`{"blockHeight":"x"}`)
+			os.WriteFile(p, bytes.Join(lines, []byte("\n")), 0o644)
+		}, "snapshots.ndjson: row 5 ", false},
 		{"duplicate transaction", func(dir string) {
 			p := filepath.Join(dir, "transactions.ndjson")
 			data, _ := os.ReadFile(p)
