@@ -346,10 +346,14 @@ func indexFiles(b *IndexBuilder, m *generators.Manifest, files map[string][]byte
 	return nil
 }
 
+// parseBatch is how many rows parseRows decodes at a time (a variable for
+// the tests, which make it small).
+var parseBatch = 1 << 14
+
 // parseRows decodes the records at places, on every core, a batch at a
 // time, and adds them to b in order.
 func parseRows(b *IndexBuilder, listing string, data []byte, places []place) error {
-	const batch = 1 << 14
+	batch := parseBatch
 	workers := runtime.GOMAXPROCS(0)
 	recs := make([]any, batch)
 	errs := make([]error, workers)

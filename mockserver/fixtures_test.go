@@ -330,6 +330,15 @@ func TestFixtureIndexFromRecordsEqualsFromFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	fromFiles, _ := os.ReadFile(filepath.Join(dir, IndexFile))
+	// Read in batches of a few rows, the files give the same index.
+	defer func(b int) { parseBatch = b }(parseBatch)
+	parseBatch = 7
+	if err := BuildIndex(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	if batched, _ := os.ReadFile(filepath.Join(dir, IndexFile)); !bytes.Equal(batched, fromFiles) {
+		t.Errorf("index read 7 rows at a time (%d bytes) differs from the index read at once (%d bytes)", len(batched), len(fromFiles))
+	}
 
 	b := NewIndexBuilder()
 	for _, l := range generators.Listings {
