@@ -620,6 +620,15 @@ func TestWriteDeadlinesSet(t *testing.T) {
 		t.Errorf("events\n %s\nwant\n %s", got, want)
 	}
 
+	// A writer that takes no deadline (here a recorder) reaches the
+	// handler as it is.
+	plain := httptest.NewRecorder()
+	writeDeadlines(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if w != http.ResponseWriter(plain) {
+			t.Errorf("a writer without deadlines reached the handler as %T", w)
+		}
+	}), 10*time.Second, 1000, nil).ServeHTTP(plain, httptest.NewRequest(http.MethodGet, "/", nil))
+
 	// Time passing moves the deadline once it gains a tenth of the base.
 	for _, tc := range []struct {
 		pause time.Duration
@@ -733,11 +742,14 @@ stream:
 	}
 }
 
-// failingWriter fails every write.
+// failingWriter fails every write when fail is set. Like a connection's
+// writer, it takes write deadlines.
 type failingWriter struct {
 	httptest.ResponseRecorder
 	fail bool
 }
+
+func (f *failingWriter) SetWriteDeadline(time.Time) error { return nil }
 
 func (f *failingWriter) Write(b []byte) (int, error) {
 	if f.fail {

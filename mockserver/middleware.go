@@ -108,23 +108,49 @@ func cors(next http.Handler) http.Handler {
 // only when it moves by a tenth of base or more: see extend.) A client that stops reading thus fails the write that fills the
 // connection's buffers, the handler returns and its answer's memory is
 // freed, and net/http closes the connection. Where the writer cannot take
-// a deadline (a test recorder, a hijacked connection) nothing is set.
+// a deadline (a test recorder) the answer is not wrapped.
 //
 // A failed write of at least reclaimMinBytes tells rc, which hands the
 // memory of the dropped answers back to the operating system once the
 // drops stop (see reclaimer).
 func writeDeadlines(next http.Handler, base time.Duration, rate int, rc *reclaimer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), base: base, rate: rate, reclaim: rc}
+		set := deadlineSetterOf(w)
+		if set == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		dw := &deadlineWriter{ResponseWriter: w, set: set, base: base, rate: rate, reclaim: rc}
 		dw.extend(0)
 		next.ServeHTTP(dw, r)
 	})
 }
 
+// deadlineSetter is a writer that takes a write deadline, as net/http's own
+// does.
+type deadlineSetter interface{ SetWriteDeadline(time.Time) error }
+
+// deadlineSetterOf returns what sets w's write deadline, unwrapping w as
+// http.ResponseController does, or nil when nothing can. (Asked once per
+// answer, it spares each deadline the controller's walk, and a writer
+// without deadlines the error the controller makes for every call.)
+func deadlineSetterOf(w http.ResponseWriter) deadlineSetter {
+	for {
+		switch t := w.(type) {
+		case deadlineSetter:
+			return t
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return nil
+		}
+	}
+}
+
 // deadlineWriter moves the write deadline forward before each write.
 type deadlineWriter struct {
 	http.ResponseWriter
-	rc       *http.ResponseController
+	set      deadlineSetter
 	base     time.Duration
 	rate     int
 	reclaim  *reclaimer
@@ -147,7 +173,7 @@ func (d *deadlineWriter) extend(n int) {
 		return
 	}
 	d.deadline = want
-	d.rc.SetWriteDeadline(want)
+	d.set.SetWriteDeadline(want)
 }
 
 func (d *deadlineWriter) WriteHeader(code int) {
@@ -221,7 +247,7 @@ func (r *reclaimer) run() {
 // piece it writes.
 func (d *deadlineWriter) FlushError() error {
 	d.extend(0)
-	return d.rc.Flush()
+	return http.NewResponseController(d.ResponseWriter).Flush()
 }
 
 // Unwrap gives http.ResponseController the writer underneath, for the
