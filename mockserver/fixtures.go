@@ -200,7 +200,7 @@ func spotCheck(s *Store) error {
 		for k := 0; k <= probes && n > 0; k++ {
 			i := k * (n - 1) / probes
 			if err := at(i); err != nil {
-				return fmt.Errorf("%s row %d: %w", listing, i, err)
+				return fmt.Errorf("%s row %d: %w", listing, i+1, err)
 			}
 		}
 		return nil
@@ -418,7 +418,7 @@ func scanNodes(data []byte, listing string, ndjson bool, fn func(off, n int)) er
 		end := int(dec.InputOffset())
 		return end - len(v), len(v), nil
 	}
-	for i := 0; dec.More(); i++ {
+	for i := 1; dec.More(); i++ { // i counts from 1, as rows are named
 		if listing == generators.ListingTransactions {
 			off, n, err := raw()
 			if err != nil {

@@ -504,3 +504,53 @@ func TestCursorAppendersMatchTheGenerators(t *testing.T) {
 		}
 	}
 }
+
+// TestScanNodes checks where the nodes of a fixture file are found: NDJSON
+// lines, blank ones skipped and spaces around a node left out, the last
+// with or without its newline; the nodes of a JSON response's edges, or its
+// transactions; and what is wrong with a file, named by its row (from 1).
+func TestScanNodes(t *testing.T) {
+	const snaps = generators.ListingSnapshots
+	tests := []struct {
+		name    string
+		listing string
+		ndjson  bool
+		data    string
+		want    []string // the nodes found
+		err     string
+	}{
+		{"ndjson", snaps, true, "{\"a\":1}\n{\"b\":2}\n", []string{`{"a":1}`, `{"b":2}`}, ""},
+		{"ndjson without its last newline", snaps, true, "{\"a\":1}\n{\"b\":2}", []string{`{"a":1}`, `{"b":2}`}, ""},
+		{"ndjson with blank lines", snaps, true, "\n{\"a\":1}\n\n \r\n{\"b\":2}\n\n", []string{`{"a":1}`, `{"b":2}`}, ""},
+		{"ndjson with spaces and CRLF", snaps, true, " \t{\"a\":1} \r\n{\"b\":2}\r\n", []string{`{"a":1}`, `{"b":2}`}, ""},
+		{"empty ndjson", snaps, true, "", nil, ""},
+		{"json edges", snaps, false, `{"coreSnapshots":{"edges":[{"cursor":"c1","node":{"a":1}},{"node":{"b":2}}]}}`,
+			[]string{`{"a":1}`, `{"b":2}`}, ""},
+		{"json transactions", generators.ListingTransactions, false, `{"transactions":[{"a":1}, {"b":2}]}`,
+			[]string{`{"a":1}`, `{"b":2}`}, ""},
+		{"json edge without its node", snaps, false, `{"coreSnapshots":{"edges":[{"node":{}},{"node":{}},{"cursor":"c"}]}}`,
+			nil, "edge 3: no node"},
+		{"json edge not an object", snaps, false, `{"coreSnapshots":{"edges":[{"node":{}},[]]}}`, nil, "edge 2: not an object"},
+		{"json transaction cut", generators.ListingTransactions, false, `{"transactions":[{"a":1},{"b":`, nil, "row 2: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			err := scanNodes([]byte(tc.data), tc.listing, tc.ndjson, func(off, n int) {
+				got = append(got, tc.data[off:off+n])
+			})
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("nodes %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
