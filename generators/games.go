@@ -2,7 +2,6 @@ package generators
 
 import (
 	"context"
-	"math/big"
 	"sort"
 	"strconv"
 	"sync"
@@ -17,11 +16,11 @@ type gameDefinition struct {
 	asset      Asset
 	start, end uint64
 	// totals holds each participant's rewards so far in this game.
-	totals map[string]*big.Int
+	totals map[string]*amount
 	// base, when set, holds the totals this game started from; totals
 	// then holds only the parties whose totals moved since (copy on
 	// write), so a live chain can grow from a world without changing it.
-	base map[string]*big.Int
+	base map[string]*amount
 }
 
 // dispatchMetrics are the DispatchMetric values, taken from the schema so
@@ -73,7 +72,7 @@ func (w *World) newGameRun() *gameRun {
 			asset:  w.Assets[g.intn(len(w.Assets))],
 			start:  w.FirstEpoch,
 			end:    w.LatestEpoch,
-			totals: map[string]*big.Int{},
+			totals: map[string]*amount{},
 		}
 		switch {
 		case i < 4:
@@ -232,20 +231,19 @@ func (w *World) teamGame(g *rng, d *gameDefinition, epoch uint64) Game {
 	entries := make([]TeamEntry, k)
 	teamVols := make([]int64, k)
 	participants := 0
-	var one big.Int // a member's reward
 	for i, t := range teams {
 		members := distinct(g, t.Members, int(g.between(1, int64(len(t.Members)))))
 		te := TeamEntry{RewardMetric: d.metric, Team: TeamParticipation{TeamID: t.ID,
 			MembersParticipating: make([]IndividualEntry, 0, len(members))}}
-		reward, total := new(big.Int), new(big.Int)
+		var reward, total amount
 		var volume int64 // hundredths
 		vols := make([]int64, len(members))
 		for k, m := range members {
 			r := d.entry(g, m)
 			te.Team.MembersParticipating = append(te.Team.MembersParticipating, r.entry)
 			vols[k] = r.volume
-			reward.Add(reward, one.SetUint64(r.reward))
-			total.Add(total, r.total)
+			reward.add(r.reward)
+			total.addAmount(r.total)
 			volume += r.volume
 		}
 		rankEntries(te.Team.MembersParticipating, vols)
@@ -272,9 +270,9 @@ func (w *World) teamGame(g *rng, d *gameDefinition, epoch uint64) Game {
 // numbers a team's result is summed from.
 type entryResult struct {
 	entry  IndividualEntry
-	volume int64    // hundredths, for ranking
-	reward uint64   // this epoch's reward
-	total  *big.Int // the party's total in this game, this epoch included
+	volume int64  // hundredths, for ranking
+	reward uint64 // this epoch's reward
+	total  amount // the party's total in this game, this epoch included
 }
 
 // entry is one party's result this epoch; its totals include this epoch.
@@ -282,14 +280,13 @@ func (d *gameDefinition) entry(g *rng, party string) entryResult {
 	reward := uint64(g.between(0, 5_000_000)) * uint64(g.between(1, 1_000_000_000_000))
 	total, ok := d.totals[party]
 	if !ok {
-		total = new(big.Int)
+		total = new(amount)
 		if b, ok := d.base[party]; ok {
-			total.Set(b)
+			*total = *b
 		}
 		d.totals[party] = total
 	}
-	var r big.Int
-	total.Add(total, r.SetUint64(reward))
+	total.add(reward)
 	rewardText, totalText := strconv.FormatUint(reward, 10), total.String()
 	volume := g.between(0, 200_000_000)
 	return entryResult{
@@ -302,7 +299,7 @@ func (d *gameDefinition) entry(g *rng, party string) entryResult {
 			TotalRewardsEarnedQuantum: quantum(totalText, d.asset.Decimals),
 			Volume:                    hundredths(volume),
 		},
-		volume: volume, reward: reward, total: total,
+		volume: volume, reward: reward, total: *total,
 	}
 }
 

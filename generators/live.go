@@ -3,7 +3,6 @@ package generators
 import (
 	"errors"
 	"fmt"
-	"math/big"
 	"time"
 )
 
@@ -118,7 +117,7 @@ func (g *Growth) Reset() {
 	g.height, g.epoch, g.txs = g.startHeight, g.startEpoch, g.startTxs
 	g.addresses = append(g.addresses[:0], g.nodeAddresses...)
 	for _, d := range g.running {
-		d.totals = map[string]*big.Int{}
+		d.totals = map[string]*amount{}
 	}
 }
 
