@@ -152,34 +152,86 @@ func TestFixturesFromDiskAnswerLikeMemory(t *testing.T) {
 			if got, want := disk.Counts(), mem.Counts(); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("counts from disk %v, from memory %v", got, want)
 			}
-			cfg := Config{DefaultPageSize: 10, MaxPageSize: 50, TxDefaultPageSize: 5, TxMaxPageSize: 50}
-			hm, hd := New(cfg, mem), New(cfg, disk)
-			queue := fixtureQueries(w)
-			compared := 0
-			for depth := map[string]int{}; len(queue) > 0; {
-				target := queue[0]
-				queue = queue[1:]
-				a, b := ask(hm, target), ask(hd, target)
-				if a != b {
-					t.Fatalf("GET %s\nfrom memory: %d %s\n%.400s\nfrom disk:   %d %s\n%.400s", target, a.status, a.height, a.body, b.status, b.height, b.body)
-				}
-				compared++
-				if a.status != http.StatusOK || depth[target] >= 3 {
-					continue
-				}
-				next := follow(target, a.body)
-				if strings.HasPrefix(target, "/transactions") {
-					next = txFollow(target, a.body)
-				}
-				for _, n := range next {
-					depth[n] = depth[target] + 1
-				}
-				queue = append(queue, next...)
-			}
-			if compared < 100 {
-				t.Errorf("compared %d answers, want at least 100", compared)
-			}
+			compareAnswers(t, w, mem, "memory", disk, "disk")
 		})
+	}
+}
+
+// compareAnswers asks two stores (of w's records) the fixture queries and
+// wants the same answers byte for byte, following cursors three pages each
+// way.
+func compareAnswers(t *testing.T, w *generators.World, a *Store, aName string, b *Store, bName string) {
+	t.Helper()
+	cfg := Config{DefaultPageSize: 10, MaxPageSize: 50, TxDefaultPageSize: 5, TxMaxPageSize: 50}
+	ha, hb := New(cfg, a), New(cfg, b)
+	queue := fixtureQueries(w)
+	compared := 0
+	for depth := map[string]int{}; len(queue) > 0; {
+		target := queue[0]
+		queue = queue[1:]
+		x, y := ask(ha, target), ask(hb, target)
+		if x != y {
+			t.Fatalf("GET %s\nfrom %s: %d %s\n%.400s\nfrom %s: %d %s\n%.400s", target, aName, x.status, x.height, x.body, bName, y.status, y.height, y.body)
+		}
+		compared++
+		if x.status != http.StatusOK || depth[target] >= 3 {
+			continue
+		}
+		next := follow(target, x.body)
+		if strings.HasPrefix(target, "/transactions") {
+			next = txFollow(target, x.body)
+		}
+		for _, n := range next {
+			depth[n] = depth[target] + 1
+		}
+		queue = append(queue, next...)
+	}
+	if compared < 100 {
+		t.Errorf("compared %d answers, want at least 100", compared)
+	}
+}
+
+// TestLazyWorldStoreAnswersLikeEager builds a store from a lazy world (as
+// harness serve does: games streamed epoch by epoch, transactions made as
+// they are stored) and from the same world in memory, and compares their
+// answers byte for byte.
+func TestLazyWorldStoreAnswersLikeEager(t *testing.T) {
+	eager := genWorld(t)
+	lazy, err := generators.Generate(generators.Options{Seed: eager.Seed, Scale: eager.Scale, Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lazy.Games != nil || lazy.GameCount() != len(eager.Games) {
+		t.Fatalf("the lazy world holds %d games and counts %d; want none held and %d counted", len(lazy.Games), lazy.GameCount(), len(eager.Games))
+	}
+	a, err := NewStore(eager)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := NewStore(lazy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if got, want := b.Counts(), a.Counts(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("counts from the lazy world %v, from memory %v", got, want)
+	}
+	compareAnswers(t, eager, a, "the world in memory", b, "the lazy world")
+}
+
+// TestNewStoreRefusesDuplicateGames checks a world with two games of the
+// same epoch and ID is refused, whatever else it holds.
+func TestNewStoreRefusesDuplicateGames(t *testing.T) {
+	w := copyWorld(genWorld(t))
+	w.Games = append(w.Games, w.Games[len(w.Games)/2])
+	s, err := NewStore(w)
+	if err == nil {
+		s.Close()
+		t.Fatal("NewStore took two games with the same epoch and ID")
+	}
+	if g := w.Games[len(w.Games)-1]; !strings.Contains(err.Error(), fmt.Sprintf("two games with epoch %d and ID %s", g.Epoch, g.ID)) {
+		t.Errorf("error %q, want it to name the game", err)
 	}
 }
 
