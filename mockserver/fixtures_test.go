@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -604,5 +605,60 @@ func TestScanNodes(t *testing.T) {
 				t.Errorf("nodes %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestStoreKeepsTheFirstOfDuplicates gives a world a second snapshot at a
+// height, a second rotation of a node at a height and a second parameter of
+// a key, each after the first: a store built in memory and one served from
+// the world's fixtures both keep the first and answer as the world without
+// them. Transactions out of order are put in order.
+func TestStoreKeepsTheFirstOfDuplicates(t *testing.T) {
+	w := genWorld(t)
+	dup := copyWorld(w)
+	// Seconds of the first, a middle and the last of each listing.
+	for _, at := range []func(n int) int{func(int) int { return 0 }, func(n int) int { return n / 2 }, func(n int) int { return n - 1 }} {
+		sn := dup.Snapshots[at(len(w.Snapshots))]
+		sn.BlockHash, sn.Raw = hexID(fmt.Sprint("a second snapshot at ", sn.BlockHeight)), nil
+		r := dup.KeyRotations[at(len(w.KeyRotations))]
+		r.NewAddress, r.Raw = ethAddress(fmt.Sprint("a second rotation at ", r.BlockHeight)), nil
+		p := dup.NetworkParameters[at(len(w.NetworkParameters))]
+		p.Value, p.Raw = "a second value", nil
+		dup.Snapshots = append(dup.Snapshots, sn)
+		dup.KeyRotations = append(dup.KeyRotations, r)
+		dup.NetworkParameters = append(dup.NetworkParameters, p)
+	}
+	slices.Reverse(dup.Transactions)
+
+	want, err := NewStore(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want.Close()
+	mem, err := NewStore(dup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	compareAnswers(t, w, want, "the world", mem, "the world with duplicates, in memory")
+	disk, _ := openFixtures(t, writeFixtures(t, dup, generators.FormatNDJSON))
+	compareAnswers(t, w, want, "the world", disk, "the world with duplicates, from disk")
+}
+
+// TestTypeNumbers checks the store numbers up to 65,536 transaction types,
+// the most its numbers hold, and refuses one more.
+func TestTypeNumbers(t *testing.T) {
+	s := newStore(0, 0)
+	for i := 0; i < 1<<16; i++ {
+		n, err := s.typeNum(fmt.Sprintf("type%d", i))
+		if err != nil || int(n) != i {
+			t.Fatalf("type %d: number %d, error %v", i, n, err)
+		}
+	}
+	if n, err := s.typeNum("type7"); err != nil || n != 7 {
+		t.Errorf("a type seen before: number %d, error %v; want 7", n, err)
+	}
+	if _, err := s.typeNum("one too many"); err == nil || !strings.Contains(err.Error(), "more than 65536 transaction types") {
+		t.Errorf("the 65,537th type: error %v", err)
 	}
 }
