@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -162,8 +163,17 @@ func Generate(opts Options) (*World, error) {
 	}
 	w.LatestBlockTime = w.BlockTime(w.LatestBlock)
 	w.makeEntities(sizes)
-	w.makeSnapshots(sizes)
+	// Snapshots and key rotations draw from streams of their own and fill
+	// fields of their own (rotations move the nodes' addresses, which
+	// snapshots do not read): they are made side by side.
+	var snapshots sync.WaitGroup
+	snapshots.Add(1)
+	go func() {
+		defer snapshots.Done()
+		w.makeSnapshots(sizes)
+	}()
 	w.makeKeyRotations(sizes)
+	snapshots.Wait()
 	w.makeNetworkParameters()
 	w.makeGames(opts.Lazy)
 	if err := w.makeTransactions(sizes, opts); err != nil {

@@ -133,22 +133,14 @@ func NewStore(w *generators.World) (*Store, error) {
 	s := newStore(w.Seed, w.Scale)
 	s.firstEpoch, s.latestEpoch = w.FirstEpoch, w.LatestEpoch
 	s.latestBlock, s.latestBlockTime = w.LatestBlock, w.LatestBlockTime
-	// Games are made on one core, epoch after epoch; the other listings
-	// meanwhile, transactions on every core.
-	gamesDone := make(chan error, 1)
-	go func() { gamesDone <- s.addGames(w) }()
-	err := s.addSnapshots(w.Snapshots)
-	if err == nil {
-		err = s.addRotations(w.KeyRotations)
-	}
-	if err == nil {
-		err = s.addParams(w.NetworkParameters)
-	}
-	if err == nil {
-		err = s.addTransactions(w)
-	}
-	if gerr := <-gamesDone; err == nil {
-		err = gerr
+	// Games are made on one core, epoch after epoch, and then the small
+	// listings are added; meanwhile transactions are made on every core
+	// and added, the longest part, which so starts at once.
+	othersDone := make(chan error, 1)
+	go func() { othersDone <- s.addOthers(w) }()
+	err := s.addTransactions(w)
+	if oerr := <-othersDone; err == nil {
+		err = oerr
 	}
 	if err != nil {
 		s.Close()
@@ -157,6 +149,20 @@ func NewStore(w *generators.World) (*Store, error) {
 	s.setBlockHeaders()
 	s.base = s.mark()
 	return s, nil
+}
+
+// addOthers adds every listing but transactions.
+func (s *Store) addOthers(w *generators.World) error {
+	if err := s.addGames(w); err != nil {
+		return err
+	}
+	if err := s.addSnapshots(w.Snapshots); err != nil {
+		return err
+	}
+	if err := s.addRotations(w.KeyRotations); err != nil {
+		return err
+	}
+	return s.addParams(w.NetworkParameters)
 }
 
 // Close gives back the memory the store's rows take and unmaps its fixture
