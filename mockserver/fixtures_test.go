@@ -293,11 +293,12 @@ func TestFixtureIndexIsSavedAndReused(t *testing.T) {
 func TestFixtureIndexSpotCheck(t *testing.T) {
 	w := genWorld(t)
 	for _, tc := range []struct {
-		name string
-		swap func(n int) int // the first of the two lines swapped
+		name  string
+		swap  func(n int) int // the first of the two lines swapped
+		found func(n int) int // the row the spot check names
 	}{
-		{"first two rows swapped", func(int) int { return 0 }},
-		{"last two rows swapped", func(n int) int { return n - 2 }},
+		{"first two rows swapped", func(int) int { return 0 }, func(int) int { return 1 }},
+		{"last two rows swapped", func(n int) int { return n - 2 }, func(n int) int { return n }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeFixtures(t, w, generators.FormatNDJSON)
@@ -317,10 +318,30 @@ func TestFixtureIndexSpotCheck(t *testing.T) {
 			}
 			os.Chtimes(p, st.ModTime(), st.ModTime())
 			_, info := openFixtures(t, dir)
-			if !strings.HasPrefix(info.Rebuilt, "stale") {
-				t.Errorf("rebuilt %q, want the spot check to find the index stale", info.Rebuilt)
+			// The probe that finds it names the row, counted from 1: the
+			// first, or the last.
+			want := fmt.Sprintf("stale: %s row %d: ", generators.ListingNetworkParameters, tc.found(len(lines)))
+			if !strings.HasPrefix(info.Rebuilt, want) {
+				t.Errorf("rebuilt %q, want the spot check to find the index stale, beginning %q", info.Rebuilt, want)
 			}
 		})
+	}
+}
+
+// TestFixturesWithEmptyListings serves fixtures whose listings are all
+// empty, with the index built and then loaded (and spot checked).
+func TestFixturesWithEmptyListings(t *testing.T) {
+	dir := writeFixtures(t, emptyWorld(), generators.FormatNDJSON)
+	for _, want := range []string{"missing", ""} {
+		st, info := openFixtures(t, dir)
+		if info.Rebuilt != want {
+			t.Errorf("rebuilt %q, want %q", info.Rebuilt, want)
+		}
+		for l, n := range st.Counts() {
+			if n != 0 {
+				t.Errorf("%s: %d rows, want none", l, n)
+			}
+		}
 	}
 }
 
