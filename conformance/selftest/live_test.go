@@ -18,6 +18,7 @@ func TestLiveMockPasses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
+	t.Parallel()
 	w, err := world()
 	if err != nil {
 		t.Fatal(err)

@@ -283,7 +283,9 @@ func tail(s string) string {
 }
 
 // TestCleanMockPasses runs the full suite against the default mock: every
-// rule passes, none is skipped, within the time budget.
+// rule passes, none is skipped, within the time budget. It does not run in
+// parallel: the budget is the suite's time alone, and the package's other
+// tests (parallel) start after it.
 func TestCleanMockPasses(t *testing.T) {
 	srv := server(t, defect{})
 	r := conform(t, srv.URL)
@@ -325,6 +327,7 @@ func TestGrowingMockPasses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
+	t.Parallel()
 	r := conform(t, growingServer(t, 25).URL)
 	if r.exitCode != 0 {
 		t.Errorf("exit code %d, want 0", r.exitCode)
@@ -394,6 +397,7 @@ func TestDefectsAreCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the defect runs take a while")
 	}
+	t.Parallel()
 	for _, d := range defects() {
 		t.Run(d.name, func(t *testing.T) {
 			t.Parallel()

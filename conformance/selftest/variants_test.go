@@ -124,6 +124,7 @@ func TestSpecConformingVariantsPass(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
+	t.Parallel()
 	for _, vr := range variants() {
 		t.Run(vr.name, func(t *testing.T) {
 			t.Parallel()

@@ -53,6 +53,7 @@ func TestRealNetworkWaivers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
+	t.Parallel()
 	srv := server(t, realNetwork)
 	bare := conform(t, srv.URL, "--label-filter", "games")
 	if bare.exitCode != 1 || len(bare.failed()) == 0 {
@@ -85,6 +86,7 @@ func TestRealNetworkWaivers(t *testing.T) {
 // waiver fails the run (1) even when every rule passes, a waiver naming
 // no rule of the suite is a wrong command line (2).
 func TestWaiverFileErrors(t *testing.T) {
+	t.Parallel()
 	srv := server(t, defect{})
 	dir := t.TempDir()
 	write := func(name, body string) string {
