@@ -38,3 +38,26 @@ func appendRotationCursor(b []byte, k generators.RotationKey) []byte {
 	j = append(j, `"}`...)
 	return base64.StdEncoding.AppendEncode(b, j)
 }
+
+func appendParamCursor(b []byte, k generators.ParameterKey) []byte {
+	if !plainJSON(k.Key) {
+		return append(b, k.Cursor()...) // the generators escape it
+	}
+	var buf [160]byte
+	j := append(buf[:0], `{"key":"`...)
+	j = append(j, k.Key...)
+	j = append(j, `"}`...)
+	return base64.StdEncoding.AppendEncode(b, j)
+}
+
+// plainJSON reports whether encoding/json writes s as it is between its
+// quotes: printable ASCII without a quote, a backslash or the characters
+// it escapes for HTML.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}

@@ -573,6 +573,12 @@ func TestCursorAppendersMatchTheGenerators(t *testing.T) {
 			}
 		}
 		sk := generators.SnapshotKey{BlockHeight: n}
+		for _, key := range append(ids, "network.markPriceUpdateMaximumFrequency", "a<b>&c", "tab\tnew\nline", "back\\slash", "del\x7f", "\xff", "\u2028") {
+			pk := generators.ParameterKey{Key: key}
+			if got := string(appendParamCursor([]byte("x"), pk)); got != "x"+pk.Cursor() {
+				t.Errorf("parameter %q: %q, want %q", key, got, "x"+pk.Cursor())
+			}
+		}
 		if got := string(appendSnapshotCursor(nil, sk)); got != sk.Cursor() {
 			t.Errorf("snapshot %v: %q, want %q", sk, got, sk.Cursor())
 		}

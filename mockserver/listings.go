@@ -80,7 +80,7 @@ func (s *Server) listNetworkParameters(w http.ResponseWriter, r *http.Request) {
 			return b, err
 		}
 		return writePage(b, "networkParameters", v, &st.params, func(b []byte, i int) []byte {
-			return append(b, generators.ParameterKey{Key: st.paramKeys[i]}.Cursor()...)
+			return appendParamCursor(b, generators.ParameterKey{Key: st.paramKeys[i]})
 		}, start, end), nil
 	})
 }

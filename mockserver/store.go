@@ -392,7 +392,8 @@ func (s *Store) addParams(params []generators.NetworkParameter) error {
 		if i > 0 && sorted[i-1].Key == p.Key {
 			continue
 		}
-		if err := s.params.addRecord(p, func(b []byte) []byte { return append(b, p.Cursor()...) }); err != nil {
+		k := generators.ParameterKey{Key: p.Key}
+		if err := s.params.addRecord(p, func(b []byte) []byte { return appendParamCursor(b, k) }); err != nil {
 			return err
 		}
 		s.paramKeys = append(s.paramKeys, p.Key)
