@@ -8,8 +8,8 @@ import (
 // amount is a whole, non-negative number of up to 128 bits: a game's reward
 // total, which passes 2^64 after enough epochs (a reward is below 5·10^18,
 // a total below that times the epochs, far below 2^128 for any world the
-// sizes allow). It adds and formats without allocating, where big.Int did
-// both for every entry of every game.
+// sizes allow). It adds without allocating and formats into one string,
+// where big.Int allocated for both, for every entry of every game.
 type amount struct{ hi, lo uint64 }
 
 // add adds v.

@@ -42,6 +42,17 @@ func openFixtures(t testing.TB, dir string) (*Store, FixtureInfo) {
 	return s, info
 }
 
+// memStore builds a store of w in memory, closing it when the test ends.
+func memStore(t testing.TB, w *generators.World) *Store {
+	t.Helper()
+	s, err := NewStore(w)
+	if err != nil {
+		t.Fatalf("NewStore: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // answer is one request's answer, as compared between two servers.
 type answer struct {
 	status int
@@ -141,11 +152,7 @@ func TestFixturesFromDiskAnswerLikeMemory(t *testing.T) {
 	for _, format := range []string{generators.FormatNDJSON, generators.FormatJSON} {
 		t.Run(format, func(t *testing.T) {
 			dir := writeFixtures(t, w, format)
-			mem, err := NewStore(w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer mem.Close()
+			mem := memStore(t, w)
 			disk, info := openFixtures(t, dir)
 			if info.Rebuilt == "" || info.SaveErr != nil {
 				t.Errorf("a new directory's index: rebuilt %q, save error %v; want rebuilt and saved", info.Rebuilt, info.SaveErr)
@@ -205,16 +212,7 @@ func TestLazyWorldStoreAnswersLikeEager(t *testing.T) {
 	if lazy.Games != nil || lazy.GameCount() != len(eager.Games) {
 		t.Fatalf("the lazy world holds %d games and counts %d; want none held and %d counted", len(lazy.Games), lazy.GameCount(), len(eager.Games))
 	}
-	a, err := NewStore(eager)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := NewStore(lazy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := memStore(t, eager), memStore(t, lazy)
 	if got, want := b.Counts(), a.Counts(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("counts from the lazy world %v, from memory %v", got, want)
 	}
@@ -657,16 +655,7 @@ func TestStoreKeepsTheFirstOfDuplicates(t *testing.T) {
 	}
 	slices.Reverse(dup.Transactions)
 
-	want, err := NewStore(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer want.Close()
-	mem, err := NewStore(dup)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mem.Close()
+	want, mem := memStore(t, w), memStore(t, dup)
 	compareAnswers(t, w, want, "the world", mem, "the world with duplicates, in memory")
 	disk, _ := openFixtures(t, writeFixtures(t, dup, generators.FormatNDJSON))
 	compareAnswers(t, w, want, "the world", disk, "the world with duplicates, from disk")
