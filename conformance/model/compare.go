@@ -1,0 +1,191 @@
+package model
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Aspect is one part of an answer the oracle judges; each is a rule of the
+// suite.
+type Aspect string
+
+// The aspects, in the order Compare judges them.
+const (
+	// AspectStatus: a query the spec defines is answered 200; one
+	// docs/behaviour.md refuses is answered 4xx.
+	AspectStatus Aspect = "status"
+	// AspectRows: the rows are the ones the query selects, in the order of
+	// the listing's key.
+	AspectRows Aspect = "rows"
+	// AspectTies: rows that share the primary key (epoch, block) keep the
+	// order of their secondary key (SHOULD: docs/behaviour.md).
+	AspectTies Aspect = "tie-order"
+	// AspectSize: the page holds as many rows as the query selects.
+	AspectSize Aspect = "page-size"
+	// AspectNext and AspectPrev: the page flags.
+	AspectNext Aspect = "has-next"
+	AspectPrev Aspect = "has-previous"
+	// AspectCursors: startCursor and endCursor are the first and last
+	// edges' cursors, and every edge's cursor is its row's own.
+	AspectCursors Aspect = "cursors"
+)
+
+// Aspects are every aspect of a listing's answers.
+func (l Listing) Aspects() []Aspect {
+	out := []Aspect{AspectStatus, AspectRows, AspectSize}
+	if l == Games || l == Rotations || l == Transactions {
+		out = append(out, AspectTies)
+	}
+	if l.paged() {
+		out = append(out, AspectNext, AspectPrev, AspectCursors)
+	}
+	return out
+}
+
+// Difference is one aspect in which an answer differs from the oracle.
+type Difference struct {
+	Aspect Aspect
+	// Level is the level the difference breaks: the query's, or Should for
+	// aspects docs/behaviour.md alone decides.
+	Level Level
+	// Detail says what differs: expected against got, with the first
+	// differing row by key.
+	Detail string
+}
+
+// Judged is what Compare judged of an answer: the aspects it could judge
+// and the differences it found.
+type Judged struct {
+	Aspects     []Aspect
+	Differences []Difference
+}
+
+// Compare sets an answer beside the oracle's expectation. newest is the
+// model's newest key: rows newer than it arrived after the model was built
+// and are left out of the answer before comparing. When the deployment
+// grew, volatile expectations are not judged.
+func Compare(l Listing, want *Expected, got *Page, newest *Key, grew bool) Judged {
+	var j Judged
+	judge := func(a Aspect, lvl Level, differs bool, format string, args ...any) {
+		j.Aspects = append(j.Aspects, a)
+		if differs {
+			j.Differences = append(j.Differences, Difference{Aspect: a, Level: max(lvl, want.Level), Detail: fmt.Sprintf(format, args...)})
+		}
+	}
+	if want.Status != 200 {
+		judge(AspectStatus, want.Level, got.Status < 400 || got.Status > 499,
+			"want a 4xx refusal (%s), got HTTP %d", strings.Join(want.Why, "; "), got.Status)
+		return j
+	}
+	if !want.Known || want.Volatile && grew {
+		return j
+	}
+	judge(AspectStatus, want.Level, got.Status != 200, "want HTTP 200, got HTTP %d", got.Status)
+	if got.Status != 200 {
+		return j
+	}
+	rows := got.Rows
+	if newest != nil {
+		rows = slices.DeleteFunc(slices.Clone(rows), func(r Row) bool { return newer(r.Key, *newest) < 0 })
+	}
+	judge(AspectSize, want.Level, len(rows) != len(want.Rows), "want %d rows, got %d", len(want.Rows), len(rows))
+	wantKeys, gotKeys := keys(want.Rows), keys(rows)
+	ties := slices.Contains(l.Aspects(), AspectTies)
+	w, g := wantKeys, gotKeys
+	if ties {
+		w, g = sortTies(w), sortTies(g)
+	}
+	d := firstDifference(w, g)
+	judge(AspectRows, want.Level, d != "", "%s", d)
+	if d == "" && ties {
+		d := firstDifference(wantKeys, gotKeys)
+		judge(AspectTies, Should, d != "", "ties out of order: %s", d)
+	}
+	if !l.paged() {
+		return j
+	}
+	for _, f := range []struct {
+		a    Aspect
+		want Tri
+		got  bool
+		name string
+	}{{AspectNext, want.HasNext, got.HasNext, "hasNextPage"}, {AspectPrev, want.HasPrev, got.HasPrev, "hasPreviousPage"}} {
+		if f.want == Unknown {
+			continue
+		}
+		lvl := want.Level
+		if len(want.Rows) == 0 {
+			lvl = Should // an empty page's flags are behaviour.md's
+		}
+		judge(f.a, lvl, f.want != tri(f.got), "want %s %s, got %v", f.name, f.want, f.got)
+	}
+	judge(AspectCursors, want.Level, cursorsDiffer(got) != "", "%s", cursorsDiffer(got))
+	if len(rows) == len(got.Rows) && len(rows) == len(want.Rows) {
+		for i, r := range rows {
+			if r.Key == want.Rows[i].Key && r.Cursor != want.Rows[i].Cursor {
+				judge(AspectCursors, Should, true, "the row %s has cursor %q here and %q in the listing's unfiltered walk (docs/behaviour.md: the same row always has the same cursor)", r.Key, r.Cursor, want.Rows[i].Cursor)
+				break
+			}
+		}
+	}
+	return j
+}
+
+// cursorsDiffer says how a page's start and end cursors differ from its
+// first and last edges' cursors, or "".
+func cursorsDiffer(p *Page) string {
+	var s, e string
+	if n := len(p.Rows); n > 0 {
+		s, e = p.Rows[0].Cursor, p.Rows[n-1].Cursor
+	}
+	if p.StartCursor != s || p.EndCursor != e {
+		return fmt.Sprintf("want startCursor %q and endCursor %q (the first and last edges' cursors), got %q and %q", s, e, p.StartCursor, p.EndCursor)
+	}
+	return ""
+}
+
+func keys(rows []Row) []Key {
+	out := make([]Key, len(rows))
+	for i, r := range rows {
+		out[i] = r.Key
+	}
+	return out
+}
+
+// firstDifference compares two key sequences and describes the first
+// place they differ, or "".
+func firstDifference(w, g []Key) string {
+	for i := range max(len(w), len(g)) {
+		switch {
+		case i >= len(w):
+			return fmt.Sprintf("row %d: want no further row, got %s (%d rows in all, want %d)", i+1, g[i], len(g), len(w))
+		case i >= len(g):
+			return fmt.Sprintf("row %d: want %s, got no further row (%d rows in all, want %d)", i+1, w[i], len(g), len(w))
+		case w[i] != g[i]:
+			return fmt.Sprintf("row %d: want %s, got %s", i+1, w[i], g[i])
+		}
+	}
+	return ""
+}
+
+// sortTies orders each run of keys that share Num by Str and Sub, so that
+// two sequences that differ only in the order of ties compare equal.
+func sortTies(ks []Key) []Key {
+	out := slices.Clone(ks)
+	for i := 0; i < len(out); {
+		j := i
+		for j < len(out) && out[j].Num == out[i].Num {
+			j++
+		}
+		slices.SortFunc(out[i:j], func(a, b Key) int {
+			if c := strings.Compare(a.Str, b.Str); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.Sub, b.Sub)
+		})
+		i = j
+	}
+	return out
+}

@@ -1,0 +1,340 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Listing is one of the five listings of the API.
+type Listing int
+
+// The listings, in the order the suite checks them.
+const (
+	Games Listing = iota
+	Snapshots
+	Rotations
+	Parameters
+	Transactions
+)
+
+// Listings are every listing, in order.
+var Listings = []Listing{Games, Snapshots, Rotations, Parameters, Transactions}
+
+var listingInfo = [...]struct {
+	label, path, field string
+	// params are the listing's query parameters, in the spelling of
+	// docs/behaviour.md.
+	params []string
+}{
+	Games: {"games", "/api/v2/games", "games", append(pagination(),
+		"gameId", "epochFrom", "epochTo", "entityScope", "teamId", "partyId")},
+	Snapshots:  {"snapshots", "/api/v2/snapshots", "coreSnapshots", pagination()},
+	Rotations:  {"key-rotations", "/api/v2/core/keys/ethereum/rotations", "keyRotations", append(pagination(), "nodeId")},
+	Parameters: {"network-parameters", "/api/v2/network/parameters", "networkParameters", pagination()},
+	Transactions: {"transactions", "/transactions", "transactions",
+		[]string{"first", "last", "before", "after", "cmdTypes", "excludeCmdTypes", "parties"}},
+}
+
+func pagination() []string {
+	return []string{pFirst, pAfter, pLast, pBefore, pNewest}
+}
+
+// The pagination parameters of the four /api/v2 listings.
+const (
+	pFirst  = "pagination.first"
+	pAfter  = "pagination.after"
+	pLast   = "pagination.last"
+	pBefore = "pagination.before"
+	pNewest = "pagination.newestFirst"
+)
+
+// String is the listing's label, as the suite's labels spell it.
+func (l Listing) String() string { return listingInfo[l].label }
+
+// Path is the listing's path (for transactions, under the transactions URL).
+func (l Listing) Path() string { return listingInfo[l].path }
+
+// Params are the listing's query parameters.
+func (l Listing) Params() []string { return listingInfo[l].params }
+
+// paged reports whether the listing is one of the four cursor-paged
+// /api/v2 listings.
+func (l Listing) paged() bool { return l != Transactions }
+
+// ordered reports whether newestFirst orders the listing (every paged
+// listing but network parameters, which are in key order always).
+func (l Listing) ordered() bool { return l != Parameters }
+
+// Key is a row's sort key: Num is the epoch or block height (0 for network
+// parameters), Str the game ID, node ID or parameter key, Sub a
+// transaction's index in its block.
+type Key struct {
+	Num uint64
+	Str string
+	Sub uint64
+}
+
+// String writes the key for a message.
+func (k Key) String() string {
+	switch {
+	case k.Str != "" && k.Num != 0:
+		return fmt.Sprintf("%d/%s", k.Num, k.Str)
+	case k.Str != "":
+		return k.Str
+	case k.Sub != 0:
+		return fmt.Sprintf("%d.%d", k.Num, k.Sub)
+	}
+	return strconv.FormatUint(k.Num, 10)
+}
+
+// newer orders keys newest first, the default order of every listing: Num
+// descending, then Str ascending, then Sub descending (a later transaction
+// of a block is newer). Network parameters (Num 0) are in key order.
+func newer(a, b Key) int {
+	switch {
+	case a.Num != b.Num:
+		if a.Num > b.Num {
+			return -1
+		}
+		return 1
+	case a.Str != b.Str:
+		return strings.Compare(a.Str, b.Str)
+	case a.Sub != b.Sub:
+		if a.Sub > b.Sub {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
+// Row is what the model keeps of a record: its key, its cursor and every
+// field a filter reads.
+type Row struct {
+	Key    Key
+	Cursor string
+	// Games: whether the game has individual and team entries, its teams
+	// and the parties in each role.
+	Individual, Team bool
+	Teams            []string
+	Players          []string // individual entries
+	Members          []string // team members participating
+	// Transactions: the command type, the submitter and the receivers the
+	// command names.
+	Type      string
+	Submitter string
+	Receivers []string
+}
+
+// num is a uint64 as the API writes it: a JSON string of digits (or a
+// number).
+type num struct {
+	v   uint64
+	set bool
+}
+
+func (n *num) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if s == "null" {
+		return nil
+	}
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = s[1 : len(s)-1]
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s is not a uint64", b)
+	}
+	n.v, n.set = v, true
+	return nil
+}
+
+// record holds the fields of any listing's record the model reads.
+type record struct {
+	Epoch       num     `json:"epoch"`
+	ID          *string `json:"id"`
+	BlockHeight num     `json:"blockHeight"`
+	NodeID      *string `json:"nodeId"`
+	Key         *string `json:"key"`
+	Individual  *struct {
+		Individual []struct {
+			Individual string `json:"individual"`
+		} `json:"individual"`
+	} `json:"individual"`
+	Team *struct {
+		Team []struct {
+			Team struct {
+				TeamID               string `json:"teamId"`
+				MembersParticipating []struct {
+					Individual string `json:"individual"`
+				} `json:"membersParticipating"`
+			} `json:"team"`
+		} `json:"team"`
+	} `json:"team"`
+	Block     num             `json:"block"`
+	Index     num             `json:"index"`
+	Cursor    string          `json:"cursor"`
+	Type      string          `json:"type"`
+	Submitter string          `json:"submitter"`
+	Command   json.RawMessage `json:"command"`
+}
+
+// parseRow reads one record of the listing (for the paged listings, the
+// node of an edge, with the edge's cursor).
+func parseRow(l Listing, raw json.RawMessage, cursor string) (Row, error) {
+	var rec record
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return Row{}, err
+	}
+	r := Row{Cursor: cursor}
+	need := func(n num, name string) (uint64, error) {
+		if !n.set {
+			return 0, fmt.Errorf("field %q is missing", name)
+		}
+		return n.v, nil
+	}
+	str := func(s *string, name string) (string, error) {
+		if s == nil {
+			return "", fmt.Errorf("field %q is missing or not a string", name)
+		}
+		return *s, nil
+	}
+	var err, err2 error
+	switch l {
+	case Games:
+		r.Key.Num, err = need(rec.Epoch, "epoch")
+		r.Key.Str, err2 = str(rec.ID, "id")
+		if rec.Individual != nil {
+			r.Individual = true
+			for _, e := range rec.Individual.Individual {
+				r.Players = append(r.Players, e.Individual)
+			}
+		}
+		if rec.Team != nil {
+			r.Team = true
+			for _, e := range rec.Team.Team {
+				r.Teams = append(r.Teams, e.Team.TeamID)
+				for _, m := range e.Team.MembersParticipating {
+					r.Members = append(r.Members, m.Individual)
+				}
+			}
+		}
+	case Snapshots:
+		r.Key.Num, err = need(rec.BlockHeight, "blockHeight")
+	case Rotations:
+		r.Key.Num, err = need(rec.BlockHeight, "blockHeight")
+		r.Key.Str, err2 = str(rec.NodeID, "nodeId")
+	case Parameters:
+		r.Key.Str, err = str(rec.Key, "key")
+	case Transactions:
+		r.Key.Num, err = need(rec.Block, "block")
+		r.Key.Sub, err2 = need(rec.Index, "index")
+		r.Cursor, r.Type, r.Submitter = rec.Cursor, rec.Type, rec.Submitter
+		if bytes.Contains(rec.Command, []byte("ACCOUNT_TYPE_GENERAL")) {
+			var cmd any
+			if json.Unmarshal(rec.Command, &cmd) == nil {
+				r.Receivers = receivers(cmd)
+			}
+		}
+	}
+	if err == nil {
+		err = err2
+	}
+	return r, err
+}
+
+// receivers lists the parties a command names as receivers: the
+// destination of a governance transfer whose destination type is a general
+// account (docs/behaviour.md; for other account types the destination is a
+// market).
+func receivers(v any) []string {
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			if d, ok := t["destination"].(string); ok && t["destinationType"] == "ACCOUNT_TYPE_GENERAL" {
+				out = append(out, d)
+			}
+			for _, x := range t {
+				walk(x)
+			}
+		case []any:
+			for _, x := range t {
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// Page is one decoded answer.
+type Page struct {
+	Status int
+	Rows   []Row
+	// Paged listings only: the page flags and cursors.
+	HasNext, HasPrev       bool
+	StartCursor, EndCursor string
+	// Edge cursors equal to the row's Cursor are the rows' own.
+}
+
+// Decode reads an answer of the listing. A status other than 200 gives a
+// Page with only the status; a 200 whose body cannot be read is an error.
+func Decode(l Listing, status int, body []byte) (*Page, error) {
+	p := &Page{Status: status}
+	if status != 200 {
+		return p, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return nil, fmt.Errorf("body is not a JSON object: %w", err)
+	}
+	field := listingInfo[l].field
+	raw, ok := top[field]
+	if !ok {
+		return nil, fmt.Errorf("body has no %q field", field)
+	}
+	if !l.paged() {
+		var nodes []json.RawMessage
+		if err := json.Unmarshal(raw, &nodes); err != nil {
+			return nil, fmt.Errorf("field %q is not an array: %w", field, err)
+		}
+		for i, n := range nodes {
+			r, err := parseRow(l, n, "")
+			if err != nil {
+				return nil, fmt.Errorf("transaction %d: %w", i, err)
+			}
+			p.Rows = append(p.Rows, r)
+		}
+		return p, nil
+	}
+	var conn struct {
+		Edges []struct {
+			Cursor string          `json:"cursor"`
+			Node   json.RawMessage `json:"node"`
+		} `json:"edges"`
+		PageInfo struct {
+			StartCursor     string `json:"startCursor"`
+			EndCursor       string `json:"endCursor"`
+			HasNextPage     bool   `json:"hasNextPage"`
+			HasPreviousPage bool   `json:"hasPreviousPage"`
+		} `json:"pageInfo"`
+	}
+	if err := json.Unmarshal(raw, &conn); err != nil {
+		return nil, fmt.Errorf("field %q is not a page: %w", field, err)
+	}
+	for i, e := range conn.Edges {
+		r, err := parseRow(l, e.Node, e.Cursor)
+		if err != nil {
+			return nil, fmt.Errorf("edge %d: %w", i, err)
+		}
+		p.Rows = append(p.Rows, r)
+	}
+	pi := conn.PageInfo
+	p.HasNext, p.HasPrev, p.StartCursor, p.EndCursor = pi.HasNextPage, pi.HasPreviousPage, pi.StartCursor, pi.EndCursor
+	return p, nil
+}

@@ -1,0 +1,591 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Tri is a page flag the model may not know: it can lie in rows the model
+// does not hold.
+type Tri int
+
+// The values of a Tri.
+const (
+	Unknown Tri = iota
+	False
+	True
+)
+
+func tri(b bool) Tri {
+	if b {
+		return True
+	}
+	return False
+}
+
+func (t Tri) String() string {
+	switch t {
+	case True:
+		return "true"
+	case False:
+		return "false"
+	}
+	return "unknown"
+}
+
+// Expected is what the oracle makes of a query.
+type Expected struct {
+	// Status is 200, or 400 for a query the deployment should refuse.
+	Status int
+	// Level is Must when the spec decides every part of the answer, Should
+	// when docs/behaviour.md decides some (Why says which).
+	Level Level
+	Why   []string
+	// Known is set when the rows are known: the answer lies within what the
+	// model holds.
+	Known bool
+	Rows  []Row
+	// HasNext and HasPrev are the page flags (paged listings).
+	HasNext, HasPrev Tri
+	// Volatile is set when the answer reaches the newest rows: on a chain
+	// that grew since the model was built it changes, rightly.
+	Volatile bool
+}
+
+func (e *Expected) should(why string) {
+	e.Level = Should
+	if !slices.Contains(e.Why, why) {
+		e.Why = append(e.Why, why)
+	}
+}
+
+func (e *Expected) refuse(why string, level Level) *Expected {
+	e.Status, e.Known, e.Rows = 400, true, nil
+	e.HasNext, e.HasPrev = Unknown, Unknown
+	if level == Should {
+		e.should(why)
+	} else {
+		e.Why = append(e.Why, why)
+	}
+	return e
+}
+
+// Expect is the oracle: what the spec (and docs/behaviour.md where the spec
+// is silent) makes of query q over the model.
+func (m *Model) Expect(q url.Values) *Expected {
+	p := readParams(m.Listing, q)
+	e := &Expected{Status: 200}
+	for _, w := range p.should {
+		e.should(w)
+	}
+	if m.Listing == Transactions {
+		return m.expectTransactions(p, e)
+	}
+	return m.expectPaged(p, e)
+}
+
+// pagedReq is a paged listing's pagination, read.
+type pagedReq struct {
+	first, last         int
+	hasFirst, hasLast   bool
+	after, before       Key
+	hasAfter, hasBefore bool
+	asc                 bool
+}
+
+// mustCount is the largest count whose answer the spec decides: the
+// maximum page size is not shown, and a deployment may cap counts above it.
+const mustCount = 100
+
+func (m *Model) readPagination(p params, e *Expected) (pagedReq, bool) {
+	var r pagedReq
+	for _, c := range []struct {
+		name string
+		n    *int
+		set  *bool
+	}{{pFirst, &r.first, &r.hasFirst}, {pLast, &r.last, &r.hasLast}} {
+		v, ok := p.get(c.name)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 32)
+		switch {
+		case err != nil:
+			e.refuse(c.name+" that does not parse as int32", Should)
+			return r, false
+		case n <= 0 || int(n) > m.Limits.MaxPage:
+			e.refuse(fmt.Sprintf("%s outside 1..%d", c.name, m.Limits.MaxPage), Should)
+			return r, false
+		case n > mustCount:
+			e.should(fmt.Sprintf("a count above %d (the maximum page size is not shown)", mustCount))
+		}
+		*c.n, *c.set = int(n), true
+	}
+	if v, ok := p.get(pNewest); ok {
+		switch v {
+		case "true", "false":
+		case "1", "0":
+			e.should("a boolean spelt " + v)
+		default:
+			e.refuse("a newestFirst that is not a boolean", Should)
+			return r, false
+		}
+		r.asc = (v == "false" || v == "0") && m.Listing.ordered()
+	}
+	if p.has(pAfter) && p.has(pBefore) {
+		e.refuse("after together with before", Should)
+		return r, false
+	}
+	for _, c := range []struct {
+		name string
+		k    *Key
+		set  *bool
+	}{{pAfter, &r.after, &r.hasAfter}, {pBefore, &r.before, &r.hasBefore}} {
+		v, ok := p.get(c.name)
+		if !ok {
+			continue
+		}
+		k, known := m.cursors[v]
+		if !known {
+			if malformedCursor(v) {
+				e.refuse(c.name+" that no listing could have issued", Should)
+				return r, false
+			}
+			e.Known = false
+			return r, false
+		}
+		*c.k, *c.set = k, true
+	}
+	switch {
+	case r.hasFirst && r.hasLast:
+		e.should("first with last (first wins)")
+	case r.hasFirst && r.hasBefore:
+		e.should("first with before (before is ignored)")
+	case r.hasLast && r.hasAfter:
+		e.should("last with after (after is ignored)")
+	case !r.hasFirst && !r.hasLast:
+		e.should("no count (the default page size)")
+	}
+	return r, true
+}
+
+// malformedCursor reports whether a cursor is not even the base64 a
+// paged listing's cursors are (docs/behaviour.md).
+func malformedCursor(c string) bool {
+	if c == "" {
+		return true
+	}
+	for _, r := range c {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '+' || r == '/' || r == '=') {
+			return true
+		}
+	}
+	return len(c)%4 != 0
+}
+
+func (m *Model) expectPaged(p params, e *Expected) *Expected {
+	r, ok := m.readPagination(p, e)
+	if !ok {
+		return e
+	}
+	keep, ok := m.filter(p, e)
+	if !ok {
+		return e
+	}
+	seq := m.sequence(keep, r.asc)
+	order := newer
+	if r.asc {
+		order = func(a, b Key) int { return newer(b, a) }
+	}
+	// pos returns the first place at or after k (strict: after k).
+	pos := func(k Key, strict bool) (int, bool) {
+		zone, ok := m.zone(k)
+		if !ok {
+			return 0, false
+		}
+		for i, it := range seq {
+			var c int
+			if it.gap {
+				c = 1 // the gap lies after a head key, before a tail key (newest first)
+				if zone == 1 {
+					c = -1
+				}
+				if r.asc {
+					c = -c
+				}
+			} else {
+				c = order(it.row.Key, k)
+			}
+			if c > 0 || (c == 0 && !strict) {
+				return i, true
+			}
+		}
+		return len(seq), true
+	}
+	start, end := 0, len(seq)
+	switch {
+	case r.hasFirst || !r.hasLast && !r.hasBefore:
+		if r.hasAfter {
+			if start, ok = pos(r.after, true); !ok {
+				return e
+			}
+		}
+		n := m.Limits.DefaultPage
+		if r.hasFirst {
+			n = r.first
+		}
+		if end, ok = take(seq, start, n, 1); !ok {
+			return e
+		}
+	default:
+		if r.hasBefore {
+			if end, ok = pos(r.before, false); !ok {
+				return e
+			}
+		}
+		n := m.Limits.DefaultPage
+		if r.hasLast {
+			n = r.last
+		}
+		if start, ok = take(seq, end, n, -1); !ok {
+			return e
+		}
+		start, end = min(start, end), max(start, end)
+	}
+	e.Known = true
+	for _, it := range seq[start:end] {
+		e.Rows = append(e.Rows, *it.row)
+	}
+	e.HasNext, e.HasPrev = flagAfter(seq[end:]), flagAfter(reverse(seq[:start]))
+	if r.asc {
+		e.Volatile = e.Volatile || end == len(seq)
+	} else {
+		e.Volatile = e.Volatile || start == 0
+	}
+	return e
+}
+
+// take counts n rows from place i of seq, forwards (dir 1: the end place)
+// or backwards (dir -1: the start place), and fails when the gap lies in
+// the way.
+func take(seq []item, i, n, dir int) (int, bool) {
+	if dir > 0 {
+		j := i
+		for ; j < len(seq) && j-i < n; j++ {
+			if seq[j].gap {
+				return 0, false
+			}
+		}
+		return j, true
+	}
+	j := i
+	for ; j > 0 && i-j < n; j-- {
+		if seq[j-1].gap {
+			return 0, false
+		}
+	}
+	return j, true
+}
+
+// flagAfter says whether a row lies in rest: true when one does, false
+// when rest is empty, unknown when only the gap (which may hold none) does.
+func flagAfter(rest []item) Tri {
+	for _, it := range rest {
+		if !it.gap {
+			return True
+		}
+	}
+	if len(rest) > 0 {
+		return Unknown
+	}
+	return False
+}
+
+func reverse(s []item) []item {
+	out := slices.Clone(s)
+	slices.Reverse(out)
+	return out
+}
+
+// zone places a key: -1 in the head (or a whole listing), 1 in the tail;
+// false when it lies in the gap.
+func (m *Model) zone(k Key) (int, bool) {
+	if m.whole || len(m.head) == 0 || newer(k, m.head[len(m.head)-1].Key) <= 0 {
+		return -1, true
+	}
+	if len(m.tail) > 0 && newer(k, m.tail[0].Key) >= 0 {
+		return 1, true
+	}
+	return 0, false
+}
+
+// The entity scopes of the games listing.
+const (
+	ScopeUnspecified = "ENTITY_SCOPE_UNSPECIFIED"
+	ScopeIndividuals = "ENTITY_SCOPE_INDIVIDUALS"
+	ScopeTeams       = "ENTITY_SCOPE_TEAMS"
+)
+
+// epochSpan is the number of epochs a games window spans at most.
+const epochSpan = 30
+
+// filter reads a paged listing's filters into a predicate over rows.
+func (m *Model) filter(p params, e *Expected) (func(*Row) bool, bool) {
+	switch m.Listing {
+	case Rotations:
+		node, ok := p.get("nodeId")
+		return func(r *Row) bool { return !ok || r.Key.Str == node }, true
+	case Games:
+		return m.gamesFilter(p, e)
+	}
+	return func(*Row) bool { return true }, true
+}
+
+func (m *Model) gamesFilter(p params, e *Expected) (func(*Row) bool, bool) {
+	var epochs [2]uint64
+	var given [2]bool
+	for i, name := range []string{"epochFrom", "epochTo"} {
+		v, ok := p.get(name)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			e.refuse(name+" that is not a uint64", Should)
+			return nil, false
+		}
+		epochs[i], given[i] = n, true
+	}
+	from, to := window(epochs[0], epochs[1], given[0], given[1], m.latest)
+	if given[0] && given[1] && epochs[0] > epochs[1] {
+		e.should("epochFrom above epochTo")
+	}
+	if !given[1] || to >= m.latest {
+		e.Volatile = true
+	}
+	scope := ScopeUnspecified
+	if v, ok := p.get("entityScope"); ok {
+		if v != ScopeUnspecified && v != ScopeIndividuals && v != ScopeTeams {
+			e.refuse("an entityScope that is not an EntityScope name", Should)
+			return nil, false
+		}
+		scope = v
+	}
+	if from <= m.latest && !m.holdsEpochs(from, min(to, m.latest)) {
+		return nil, false
+	}
+	gameID, hasGame := p.get("gameId")
+	teamID, hasTeam := p.get("teamId")
+	partyID, hasParty := p.get("partyId")
+	return func(r *Row) bool {
+		switch {
+		case r.Key.Num < from || r.Key.Num > to:
+			return false
+		case hasGame && r.Key.Str != gameID:
+			return false
+		case scope == ScopeIndividuals && !r.Individual, scope == ScopeTeams && !r.Team:
+			return false
+		case hasTeam && scope != ScopeIndividuals && !slices.Contains(r.Teams, teamID):
+			return false
+		case hasParty && !slices.Contains(r.Players, partyID) && !(r.Team && slices.Contains(r.Members, partyID)):
+			return false
+		}
+		return true
+	}, true
+}
+
+// window is the epoch window of a games query (spec §8): from and to as
+// given (set when given) and the latest epoch.
+func window(from, to uint64, hasFrom, hasTo bool, latest uint64) (uint64, uint64) {
+	const span = epochSpan - 1
+	if !hasTo {
+		to = latest // rule 1
+		if hasFrom {
+			to = satAdd(from, span) // rule 3
+		}
+	}
+	if !hasFrom || from > to || to-from > span {
+		from = satSub(to, span) // rules 2 and 4, and from > to (behaviour.md)
+	}
+	return from, to
+}
+
+func satAdd(a, b uint64) uint64 {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+func satSub(a, b uint64) uint64 {
+	if a < b {
+		return 0
+	}
+	return a - b
+}
+
+// expectTransactions is the oracle of the transaction listing.
+func (m *Model) expectTransactions(p params, e *Expected) *Expected {
+	var counts [2]int64
+	var hasCount [2]bool
+	for i, name := range []string{"first", "last"} {
+		v, ok := p.get(name)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		switch {
+		case err != nil:
+			return e.refuse(name+" that does not parse as int64", Should)
+		case n < 0:
+			return e.refuse("a negative "+name, Should)
+		case n > int64(m.Limits.MaxPage):
+			return e.refuse(fmt.Sprintf("%s above %d", name, m.Limits.MaxPage), Should)
+		case n == 0:
+			e.should(name + "=0 (read as not given)")
+			continue
+		case n > mustCount:
+			e.should(fmt.Sprintf("a count above %d (the maximum page size is not shown)", mustCount))
+		}
+		counts[i], hasCount[i] = n, true
+	}
+	first, last := hasCount[0], hasCount[1]
+	afterRaw, hasAfter := p.get("after")
+	beforeRaw, hasBefore := p.get("before")
+	switch {
+	case (first || last) && hasAfter && hasBefore:
+		return e.refuse("a count with both cursors", Should)
+	case first && last:
+		return e.refuse("first with last", Should)
+	}
+	var after, before Key
+	var err error
+	if hasAfter {
+		if after, err = txCursor(afterRaw); err != nil {
+			return e.refuse("a malformed cursor", Should)
+		}
+	}
+	if hasBefore {
+		if before, err = txCursor(beforeRaw); err != nil {
+			return e.refuse("a malformed cursor", Should)
+		}
+	}
+	switch {
+	case hasAfter && hasBefore && newer(after, before) <= 0:
+		return e.refuse("after not older than before", Should)
+	case first && hasBefore:
+		return e.refuse("first with before (the spec: cannot be combined)", Must)
+	case last && hasAfter:
+		return e.refuse("last with after (the spec: cannot be combined)", Must)
+	}
+	keep := txFilter(p)
+	seq := m.sequence(keep, false)
+	lo, hi := 0, len(seq)
+	ok := true
+	if hasAfter {
+		if hi, ok = m.txPos(seq, after); !ok {
+			return e
+		}
+	}
+	if hasBefore {
+		if lo, ok = m.txPos(seq, before); !ok {
+			return e
+		}
+		if lo < len(seq) && !seq[lo].gap && seq[lo].row.Key == before {
+			lo++
+		}
+	}
+	var start, end int
+	switch {
+	case first && hasAfter:
+		end = hi
+		start, ok = take(seq, hi, int(counts[0]), -1)
+	case first:
+		end, ok = take(seq, 0, int(counts[0]), 1)
+	case last && hasBefore:
+		start = lo
+		end, ok = take(seq, lo, int(counts[1]), 1)
+	case last:
+		end = len(seq)
+		start, ok = take(seq, end, int(counts[1]), -1)
+	case hasAfter && hasBefore:
+		e.should("both cursors without a count (every row between them)")
+		start, end = lo, hi
+		if hi-lo > m.Limits.MaxPage {
+			return e
+		}
+		_, ok = take(seq, lo, hi-lo, 1)
+	case hasAfter:
+		e.should("a cursor without a count (the default page size)")
+		end = hi
+		start, ok = take(seq, hi, m.Limits.TxDefault, -1)
+	case hasBefore:
+		e.should("a cursor without a count (the default page size)")
+		start = lo
+		end, ok = take(seq, lo, m.Limits.TxDefault, 1)
+	default:
+		e.should("no count (the default page size)")
+		end, ok = take(seq, 0, m.Limits.TxDefault, 1)
+	}
+	if !ok {
+		return e
+	}
+	e.Known = true
+	for _, it := range seq[start:end] {
+		e.Rows = append(e.Rows, *it.row)
+	}
+	e.Volatile = start == 0
+	return e
+}
+
+// txPos is the place of the first transaction older than or equal to k,
+// newest first.
+func (m *Model) txPos(seq []item, k Key) (int, bool) {
+	zone, ok := m.zone(k)
+	if !ok {
+		return 0, false
+	}
+	for i, it := range seq {
+		if it.gap && zone == -1 || !it.gap && newer(it.row.Key, k) >= 0 {
+			return i, true
+		}
+	}
+	return len(seq), true
+}
+
+// txCursor reads a transaction cursor, "<block>.<index>".
+func txCursor(c string) (Key, error) {
+	b, i, ok := strings.Cut(c, ".")
+	if !ok {
+		return Key{}, fmt.Errorf("cursor %q is not <block>.<index>", c)
+	}
+	block, err := strconv.ParseUint(b, 10, 64)
+	if err != nil {
+		return Key{}, fmt.Errorf("cursor %q: block: %w", c, err)
+	}
+	index, err := strconv.ParseUint(i, 10, 64)
+	if err != nil {
+		return Key{}, fmt.Errorf("cursor %q: index: %w", c, err)
+	}
+	return Key{Num: block, Sub: index}, nil
+}
+
+// txFilter reads the transaction filters into a predicate.
+func txFilter(p params) func(*Row) bool {
+	types, hasTypes := p.v["cmdTypes"]
+	excluded := p.v["excludeCmdTypes"]
+	parties, hasParties := p.v["parties"]
+	return func(r *Row) bool {
+		if hasTypes && !slices.Contains(types, r.Type) || slices.Contains(excluded, r.Type) {
+			return false
+		}
+		if hasParties && !slices.Contains(parties, r.Submitter) && !slices.ContainsFunc(r.Receivers, func(x string) bool { return slices.Contains(parties, x) }) {
+			return false
+		}
+		return true
+	}
+}
