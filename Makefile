@@ -48,7 +48,7 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build test lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas bench-cli fuzz load report-screenshot check-export clean
+.PHONY: all build test lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas bench-cli bench-conform fuzz load report-screenshot check-export clean
 
 all: build
 
@@ -172,6 +172,20 @@ bench-cli: build
 	echo "harness conform: $$($(since))"; tail -3 $$work/conform.log; \
 	start=$$(date +%s%N); $(BIN) record --from http://$(LOAD_ADDR) --out $$work/rec --log-format none; \
 	echo "harness record: $$($(since)), $$(du -sh $$work/rec | cut -f1) on disk"
+	@$(MACHINE)
+
+## bench-conform: against harness serve (LOAD_SCALE), the whole suite at
+## the default budget and the model rules alone, each with its wall time and
+## the conform process's peak memory (GNU time); then the model's own
+## benchmarks (build, generate and judge one listing in process)
+bench-conform: build
+	@$(MACHINE)
+	@set -e; $(serve_bg); \
+	$(GNU_TIME) -f "harness conform (whole suite): %e s wall, %U s user, peak %M KB" $(BIN) conform --base-url http://$(LOAD_ADDR) > $$work/conform.log; \
+	tail -4 $$work/conform.log; \
+	$(GNU_TIME) -f "harness conform --label-filter model: %e s wall, %U s user, peak %M KB" $(BIN) conform --base-url http://$(LOAD_ADDR) --label-filter model > $$work/model.log; \
+	tail -4 $$work/model.log
+	$(GO) test -run '^$$' -bench . -benchmem ./conformance/model
 	@$(MACHINE)
 
 ## fuzz: each mock server fuzz target (and the fault grammar's) for FUZZTIME

@@ -23,6 +23,14 @@ const (
 	DefaultRate        = 10
 	DefaultConcurrency = 4
 	DefaultRetries     = 5
+	// DefaultSeed, DefaultQueries and DefaultMaxRows are the model rules'
+	// defaults: the seed of the generated queries, how many each listing
+	// is asked, and how many rows of each listing the model holds.
+	DefaultSeed    = 1
+	DefaultQueries = 300
+	DefaultMaxRows = 10000
+	// DefaultGrowthWait bounds how long the growth rules wait for a new row.
+	DefaultGrowthWait = 60 * time.Second
 )
 
 // Environment variables the suite reads (see ApplyEnv). A flag given on the
@@ -77,13 +85,26 @@ type Config struct {
 	// Headers are "Name: value" lines sent with every request, for
 	// gateways that want an API key. Their values are never printed.
 	Headers []string
+	// Seed seeds the model rules' generated queries: the same seed asks
+	// the same queries of the same data. Zero means DefaultSeed.
+	Seed int64
+	// Queries is how many generated queries the model rules ask of each
+	// listing. Zero means DefaultQueries.
+	Queries int
+	// MaxRows bounds the rows the model holds of each listing. Zero means
+	// DefaultMaxRows.
+	MaxRows int
+	// GrowthWait bounds how long a growth rule waits for a new row of its
+	// listing before it is skipped. Zero means DefaultGrowthWait.
+	GrowthWait time.Duration
 }
 
 // String writes cfg for people, the headers by name only (%v and %+v use
 // it too), so that printing a Config never shows a header's value.
 func (cfg Config) String() string {
-	return fmt.Sprintf("{BaseURL:%s TransactionsURL:%s MaxPages:%d PageSize:%d Timeout:%s Rate:%v Concurrency:%d Retries:%d Headers:%q}",
-		cfg.BaseURL, cfg.TransactionsURL, cfg.MaxPages, cfg.PageSize, cfg.Timeout, cfg.Rate, cfg.Concurrency, cfg.Retries, redactedHeaders(cfg.Headers))
+	return fmt.Sprintf("{BaseURL:%s TransactionsURL:%s MaxPages:%d PageSize:%d Timeout:%s Rate:%v Concurrency:%d Retries:%d Headers:%q Seed:%d Queries:%d MaxRows:%d GrowthWait:%s}",
+		cfg.BaseURL, cfg.TransactionsURL, cfg.MaxPages, cfg.PageSize, cfg.Timeout, cfg.Rate, cfg.Concurrency, cfg.Retries, redactedHeaders(cfg.Headers),
+		cfg.Seed, cfg.Queries, cfg.MaxRows, cfg.GrowthWait)
 }
 
 // GoString is String, for %#v.
@@ -91,7 +112,8 @@ func (cfg Config) GoString() string { return "conformance.Config" + cfg.String()
 
 // RegisterFlags registers the suite's flags on fs, bound to cfg: --base-url,
 // --transactions-url, --max-pages, --page-size, --timeout, --rate,
-// --concurrency, --retries and --header (repeatable).
+// --concurrency, --retries, --header (repeatable), and the model rules'
+// --seed, --queries, --max-rows and --growth-wait.
 func RegisterFlags(fs *flag.FlagSet, cfg *Config) {
 	fs.StringVar(&cfg.BaseURL, "base-url", cfg.BaseURL, "base URL of the deployment's data-node listings, e.g. http://127.0.0.1:8080 (required; env "+EnvBaseURL+")")
 	fs.StringVar(&cfg.TransactionsURL, "transactions-url", cfg.TransactionsURL, "base URL that /transactions is appended to (default: the base URL; env "+EnvTransactionsURL+")")
@@ -101,6 +123,10 @@ func RegisterFlags(fs *flag.FlagSet, cfg *Config) {
 	fs.Var(RateFlag(&cfg.Rate), "rate", fmt.Sprintf("at most `N` requests per second over the whole run, retries included; 0: no limit (default: no limit when every URL is loopback, else %d; env %s)", DefaultRate, EnvRate))
 	fs.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, fmt.Sprintf("most requests in flight at once (0: %d)", DefaultConcurrency))
 	fs.Var(retriesFlag{&cfg.Retries}, "retries", "ask a request answered 429 or 503 again up to `N` times, after its Retry-After (0: never)")
+	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, fmt.Sprintf("seed of the model rules' generated queries; printed in every report, so a run can be repeated exactly (0: %d)", DefaultSeed))
+	fs.IntVar(&cfg.Queries, "queries", cfg.Queries, fmt.Sprintf("generated queries the model rules ask of each listing (0: %d)", DefaultQueries))
+	fs.IntVar(&cfg.MaxRows, "max-rows", cfg.MaxRows, fmt.Sprintf("most rows of each listing the model holds (0: %d)", DefaultMaxRows))
+	fs.DurationVar(&cfg.GrowthWait, "growth-wait", cfg.GrowthWait, fmt.Sprintf("how long a growth rule waits for a new row before it is skipped (0: %s)", DefaultGrowthWait))
 	fs.Var(HeaderFlag(&cfg.Headers), "header", "`Name: value` header sent with every request, e.g. an API key; repeatable; values are never printed (env "+EnvHeaders+", one a line; any --header replaces them)")
 }
 
@@ -337,6 +363,18 @@ func (cfg Config) withDefaults() Config {
 	if cfg.Retries == 0 {
 		cfg.Retries = DefaultRetries
 	}
+	if cfg.Seed == 0 {
+		cfg.Seed = DefaultSeed
+	}
+	if cfg.Queries <= 0 {
+		cfg.Queries = DefaultQueries
+	}
+	if cfg.MaxRows <= 0 {
+		cfg.MaxRows = DefaultMaxRows
+	}
+	if cfg.GrowthWait <= 0 {
+		cfg.GrowthWait = DefaultGrowthWait
+	}
 	return cfg
 }
 
@@ -388,6 +426,15 @@ func (cfg Config) Validate() error {
 	}
 	if cfg.Concurrency < 0 {
 		return fmt.Errorf("--concurrency must not be negative, got %d", cfg.Concurrency)
+	}
+	if cfg.Queries < 0 {
+		return fmt.Errorf("--queries must not be negative, got %d", cfg.Queries)
+	}
+	if cfg.MaxRows < 0 {
+		return fmt.Errorf("--max-rows must not be negative, got %d", cfg.MaxRows)
+	}
+	if cfg.GrowthWait < 0 {
+		return fmt.Errorf("--growth-wait must not be negative, got %s", cfg.GrowthWait)
 	}
 	if _, err := ParseHeaders(cfg.Headers); err != nil {
 		return err

@@ -52,6 +52,15 @@ type htmlView struct {
 	Total                    htmlCell
 	Failures, Waived         []htmlRule
 	Skipped, Ran             []htmlRule
+	Seed                     int64
+	Model                    []htmlModel
+}
+
+// htmlModel is what the model rules tried over one listing.
+type htmlModel struct {
+	ModelReport
+	// Params lists each parameter with the queries it appeared in.
+	Params []string
 }
 
 // htmlMatrixRow is one scope (a listing, or the deployment as a whole) of
@@ -87,6 +96,24 @@ type htmlRule struct {
 // are counted.
 const maxCellLinks = 4
 
+// htmlModels prepares the model reports for the page.
+func htmlModels(reports []ModelReport) []htmlModel {
+	out := make([]htmlModel, 0, len(reports))
+	for _, r := range reports {
+		m := htmlModel{ModelReport: r}
+		names := make([]string, 0, len(r.Params))
+		for p := range r.Params {
+			names = append(names, p)
+		}
+		slices.Sort(names)
+		for _, p := range names {
+			m.Params = append(m.Params, fmt.Sprintf("%s %d", p, r.Params[p]))
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 func newHTMLView(s *Summary) htmlView {
 	v := htmlView{
 		BaseURL:     s.BaseURL,
@@ -100,6 +127,8 @@ func newHTMLView(s *Summary) htmlView {
 		RefusedURLs: s.Traffic.RefusedURLs,
 		Passed:      s.Passed(),
 		Counts:      s.Counts(),
+		Seed:        s.Seed,
+		Model:       htmlModels(s.Model),
 		FailOnSkip:  s.FailOnSkip,
 	}
 	if s.TransactionsURL != "" && s.TransactionsURL != s.BaseURL {
@@ -383,6 +412,9 @@ details > summary { cursor: pointer; margin: 8px 0; }
 <dt>Retries</dt><dd>{{.Retries}}{{if .Retries}}, after waiting {{.RetryWait}} in all{{end}}</dd>
 <dt>Refused</dt><dd>{{.Refused}}{{if .Refused}} (still refused after the last retry){{end}}
 {{- range .RefusedURLs}}<br><code>{{.}}</code>{{end}}</dd>
+{{- if .Model}}
+<dt>Seed</dt><dd><code>{{.Seed}}</code> (<code>--seed {{.Seed}}</code> asks the same queries again)</dd>
+{{- end}}
 </dl>
 <ul class="totals">
 <li class="pass"><b>{{.Counts.Passed}}</b> passed</li>
@@ -445,6 +477,30 @@ details > summary { cursor: pointer; margin: 8px 0; }
 {{- end}}
 </tbody>
 </table>
+{{- end}}
+
+{{- if .Model}}
+<h2 id="model">Model coverage</h2>
+<p>The model rules asked each listing generated queries (seed {{.Seed}}) and judged every answer against a model of the listing built from the deployment's own answers.</p>
+<table>
+<thead><tr><th>listing</th><th>queries</th><th>rows held</th><th>pairs of parameters tried</th><th>parameters (queries each)</th><th>not tried</th></tr></thead>
+<tbody>
+{{- range .Model}}
+<tr><td>{{.Listing}}</td>{{if .Error}}<td colspan="5">no model: {{.Error}}</td>{{else}}<td>{{.Queries}}</td><td>{{.Rows}}{{if .Whole}} (all){{end}}{{if .Grew}}, grew during the run{{end}}</td><td>{{.PairsTried}} of {{.Pairs}}</td><td>{{range $i, $p := .Params}}{{if $i}}, {{end}}<code>{{$p}}</code>{{end}}</td><td>{{range $i, $p := .Missing}}{{if $i}}, {{end}}<code>{{$p}}</code>{{else}}none{{end}}</td>{{end}}</tr>
+{{- end}}
+</tbody>
+</table>
+{{- range .Model}}{{if .Failures}}
+<h3>{{.Listing}}: answers that differed from the model</h3>
+<table>
+<thead><tr><th>rule</th><th>level</th><th>query (shrunk)</th><th>first query</th><th>what differed</th></tr></thead>
+<tbody>
+{{- range .Failures}}
+<tr><td class="id">{{.Rule}}</td><td>{{.Level}}</td><td><code>{{if .Shrunk}}{{.Shrunk}}{{else}}{{.Query}}{{end}}</code><br><code>{{.Curl}}</code></td><td><code>{{.Query}}</code></td><td>{{.Detail}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- end}}{{end}}
 {{- end}}
 
 <h2 id="all">Every rule that ran ({{len .Ran}})</h2>

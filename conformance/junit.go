@@ -63,6 +63,8 @@ func WriteJUnit(w io.Writer, s *Summary) error {
 			{"label-filter", s.LabelFilter},
 			{"requests", strconv.Itoa(s.Traffic.Requests)},
 			{"retries", strconv.Itoa(s.Traffic.Retries)},
+			{"seed", strconv.FormatInt(s.Seed, 10)},
+			{"queries", strconv.Itoa(s.Queries)},
 		},
 	}
 	for _, r := range s.Rules {

@@ -68,7 +68,7 @@ var (
 	}
 	idAreas = map[string]string{
 		"pagination": "PAG", "filters": "FLT", "epochs": "EPO", "errors": "ERR", "schema": "SCH",
-		"headers": "HDR", "limits": "LIM",
+		"headers": "HDR", "limits": "LIM", "model": "MOD", "growth": "GRO",
 	}
 	idPattern = regexp.MustCompile(`^([A-Z]+)-([A-Z]+)-([0-9]{3})$`)
 )

@@ -27,7 +27,7 @@ const SuiteDescription = "Chain data query API conformance"
 // Listings and Areas are the labels every rule carries one of each.
 var (
 	Listings = []string{"games", "snapshots", "key-rotations", "network-parameters", "transactions"}
-	Areas    = []string{"schema", "pagination", "filters", "epochs", "errors", "limits"}
+	Areas    = []string{"schema", "pagination", "filters", "epochs", "errors", "limits", "model", "growth"}
 )
 
 // StrictLabel marks the rules that only docs/behaviour.md decides (SHOULD);
@@ -145,12 +145,15 @@ func Run(cfg Config, opts RunOptions) (*Summary, error) {
 		BaseURL: cfg.BaseURL, TransactionsURL: cfg.withDefaults().TransactionsURL,
 		LabelFilter: opts.LabelFilter, Started: started, FailOnSkip: opts.FailOnSkip,
 		ExpiredWaivers: ExpiredWaivers(opts.Waivers, started),
+		Seed:           cfg.withDefaults().Seed, Queries: cfg.withDefaults().Queries,
 	}
+	resetModelReports()
 	var reportErr error
 	ReportAfterSuite("conformance reports", func(r Report) {
 		summary.Duration = time.Since(started)
 		summary.Traffic = CurrentTraffic()
 		summary.Rules = ruleResults(rules, r)
+		summary.Model = currentModelReports()
 		reportErr = writeReports(r, summary, opts)
 	})
 	RegisterFailHandler(ruleFail)
@@ -351,8 +354,23 @@ func Rules() ([]Rule, error) {
 	// Ginkgo shuffles top-level containers; the catalogue lists the
 	// listings in a fixed order, each listing's rules as they are defined.
 	order := scopes()
+	// A listing's model and growth rules live in a container of their own,
+	// which may come before or after its other container: they are listed
+	// last.
+	late := func(r Rule) int {
+		switch r.Area {
+		case "model":
+			return 1
+		case "growth":
+			return 2
+		}
+		return 0
+	}
 	slices.SortStableFunc(rules, func(a, b Rule) int {
-		return slices.Index(order, a.Listing) - slices.Index(order, b.Listing)
+		if d := slices.Index(order, a.Listing) - slices.Index(order, b.Listing); d != 0 {
+			return d
+		}
+		return late(a) - late(b)
 	})
 	if len(problems) > 0 {
 		return rules, errors.New(strings.Join(problems, "; "))
@@ -439,6 +457,7 @@ func WriteSummary(w io.Writer, s *Summary) {
 		fmt.Fprintf(&b, "  EXPIRED waiver of %s (expired %s: %s): renew it or fix the deployment; the run fails\n", wv.Rule, wv.Expires, wv.Reason)
 	}
 	c := s.Counts()
+	writeModelLines(&b, s)
 	fmt.Fprintf(&b, "Rules: %d passed, %d failed, %d skipped, %d waived, %d not selected; %d cases judged in %s\n", c.Passed, c.Failed, c.Skipped, c.Waived, c.NotRun, s.cases(), s.Duration.Round(time.Millisecond))
 	verdict := "PASSED"
 	if !s.Passed() {
@@ -446,6 +465,24 @@ func WriteSummary(w io.Writer, s *Summary) {
 	}
 	fmt.Fprintf(&b, "Verdict: %s\n", verdict)
 	io.WriteString(w, b.String())
+}
+
+// writeModelLines writes what the model rules tried, one line a listing,
+// and the seed that repeats them.
+func writeModelLines(b *strings.Builder, s *Summary) {
+	if len(s.Model) == 0 {
+		return
+	}
+	var parts []string
+	for _, m := range s.Model {
+		if m.Error != "" {
+			parts = append(parts, m.Listing+" (no model: see its rules)")
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %d (%d/%d pairs)", m.Listing, m.Queries, m.PairsTried, m.Pairs))
+	}
+	fmt.Fprintf(b, "Model: queries per listing: %s\n", strings.Join(parts, ", "))
+	fmt.Fprintf(b, "Seed: %d (repeat this run's queries with --seed %d)\n", s.Seed, s.Seed)
 }
 
 func firstLine(s string) string {

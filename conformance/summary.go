@@ -34,6 +34,12 @@ type Summary struct {
 	// ExpiredWaivers are waivers past their last day: not applied, and
 	// they fail the run.
 	ExpiredWaivers []Waiver
+	// Seed and Queries are the model rules' seed and budget per listing:
+	// the same seed asks the same queries again.
+	Seed    int64
+	Queries int
+	// Model holds what the model rules did over each listing they ran on.
+	Model []ModelReport
 }
 
 // RuleResult is the outcome of one rule.

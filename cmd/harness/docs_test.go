@@ -729,7 +729,9 @@ func rulesSelected(ts *testscript.TestScript, expr string) int {
 	ts.Check(err)
 	n := 0
 	for _, r := range rules {
-		if filter(r.Labels) {
+		// The growth rules skip against the docs' mock, which does not
+		// grow: they never count as run.
+		if filter(r.Labels) && r.Area != "growth" {
 			n++
 		}
 	}

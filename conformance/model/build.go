@@ -17,8 +17,9 @@ type Options struct {
 	// MaxRows bounds the rows held of each listing (half from the newest,
 	// half from the oldest when a listing is larger). Zero means 10,000.
 	MaxRows int
-	// PageSize is the count each page of Build's walks asks for. Zero
-	// means 100.
+	// PageSize is the count each page of Build's walks asks for, and the
+	// largest count whose answer the model takes the spec to decide (see
+	// WithMustCount). Zero means 100.
 	PageSize int
 	// Limits are the deployment's page sizes; zero means DefaultLimits.
 	Limits Limits
@@ -41,13 +42,20 @@ func (o Options) withDefaults() Options {
 func Build(ctx context.Context, fetch Fetch, l Listing, opt Options) (*Model, error) {
 	opt = opt.withDefaults()
 	b := builder{ctx: ctx, fetch: fetch, l: l, opt: opt}
+	var m *Model
+	var err error
 	switch l {
 	case Games:
-		return b.games()
+		m, err = b.games()
 	case Transactions:
-		return b.transactions()
+		m, err = b.transactions()
+	default:
+		m, err = b.paged()
 	}
-	return b.paged()
+	if err != nil {
+		return nil, err
+	}
+	return m.WithMustCount(opt.PageSize), nil
 }
 
 type builder struct {

@@ -55,10 +55,16 @@ type Difference struct {
 	Detail string
 }
 
-// Judged is what Compare judged of an answer: the aspects it could judge
-// and the differences it found.
+// Judgement is one aspect Compare judged, at its level.
+type Judgement struct {
+	Aspect Aspect
+	Level  Level
+}
+
+// Judged is what Compare judged of an answer: the aspects it could judge,
+// each at its level, and the differences it found.
 type Judged struct {
-	Aspects     []Aspect
+	Aspects     []Judgement
 	Differences []Difference
 }
 
@@ -69,9 +75,10 @@ type Judged struct {
 func Compare(l Listing, want *Expected, got *Page, newest *Key, grew bool) Judged {
 	var j Judged
 	judge := func(a Aspect, lvl Level, differs bool, format string, args ...any) {
-		j.Aspects = append(j.Aspects, a)
+		lvl = max(lvl, want.Level)
+		j.Aspects = append(j.Aspects, Judgement{a, lvl})
 		if differs {
-			j.Differences = append(j.Differences, Difference{Aspect: a, Level: max(lvl, want.Level), Detail: fmt.Sprintf(format, args...)})
+			j.Differences = append(j.Differences, Difference{Aspect: a, Level: lvl, Detail: fmt.Sprintf(format, args...)})
 		}
 	}
 	if want.Status != 200 {
@@ -123,12 +130,14 @@ func Compare(l Listing, want *Expected, got *Page, newest *Key, grew bool) Judge
 	}
 	judge(AspectCursors, want.Level, cursorsDiffer(got) != "", "%s", cursorsDiffer(got))
 	if len(rows) == len(got.Rows) && len(rows) == len(want.Rows) {
+		d := ""
 		for i, r := range rows {
 			if r.Key == want.Rows[i].Key && r.Cursor != want.Rows[i].Cursor {
-				judge(AspectCursors, Should, true, "the row %s has cursor %q here and %q in the listing's unfiltered walk (docs/behaviour.md: the same row always has the same cursor)", r.Key, r.Cursor, want.Rows[i].Cursor)
+				d = fmt.Sprintf("the row %s has cursor %q here and %q in the listing's unfiltered walk (docs/behaviour.md: the same row always has the same cursor)", r.Key, r.Cursor, want.Rows[i].Cursor)
 				break
 			}
 		}
+		judge(AspectCursors, Should, d != "", "%s", d)
 	}
 	return j
 }

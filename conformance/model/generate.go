@@ -22,21 +22,65 @@ func Generate(m *Model, seed int64, n int) []url.Values {
 	for _, p := range params {
 		g.add(n, p)
 	}
-	for i, a := range params {
-		for _, b := range params[i+1:] {
-			g.add(n, a, b)
+	// Every pair twice; a pair with an enumerated parameter once with each
+	// of its values.
+	for round := range 2 {
+		g.forceCount = round == 0 // the second round sometimes without a count
+		for i, a := range params {
+			for _, b := range params[i+1:] {
+				g.add(n, a, b)
+			}
 		}
 	}
+	g.forceCount = true
+	for _, e := range []string{"entityScope", pNewest} {
+		if !slices.Contains(params, e) {
+			continue
+		}
+		for _, v := range enumValues[e] {
+			for _, b := range params {
+				if b != e {
+					g.addWith(n, url.Values{e: {v}}, b)
+				}
+			}
+		}
+	}
+	g.forceCount = false
+	// Then random sets of one to four parameters, half of them grown from
+	// one of the listing's themes.
+	themes := listingThemes[m.Listing]
 	for tries := 0; len(g.out) < n && tries < 20*n; tries++ {
-		k := 1 + g.rng.IntN(4)
-		perm := g.rng.Perm(len(params))[:min(k, len(params))]
-		set := make([]string, len(perm))
-		for i, j := range perm {
-			set[i] = params[j]
+		var set []string
+		if len(themes) > 0 && g.rng.IntN(2) == 0 {
+			set = slices.Clone(themes[g.rng.IntN(len(themes))])
+		}
+		k := len(set) + g.rng.IntN(3)
+		if len(set) == 0 {
+			k = 1 + g.rng.IntN(4)
+		}
+		for _, j := range g.rng.Perm(len(params)) {
+			if len(set) >= k {
+				break
+			}
+			if !slices.Contains(set, params[j]) {
+				set = append(set, params[j])
+			}
 		}
 		g.add(n, set...)
 	}
 	return g.out
+}
+
+// listingThemes are sets of parameters whose meaning depends on each other:
+// the generator grows half its random queries from them.
+var listingThemes = map[Listing][][]string{
+	Games: {{"epochFrom", "epochTo"}, {"entityScope", "partyId"}, {"entityScope", "teamId"},
+		{pFirst, pAfter}, {pLast, pBefore}, {pNewest, pLast, pBefore}, {"epochFrom", pNewest}},
+	Snapshots:  {{pFirst, pAfter}, {pLast, pBefore}, {pNewest, pFirst, pAfter}, {pNewest, pLast, pBefore}},
+	Rotations:  {{"nodeId", pAfter}, {"nodeId", pLast, pBefore}, {pNewest, pFirst, pAfter}, {pNewest, pLast, pBefore}},
+	Parameters: {{pFirst, pAfter}, {pLast, pBefore}, {pNewest, pFirst}},
+	Transactions: {{"cmdTypes", "parties"}, {"first", "after"}, {"last", "before"}, {"after", "before"},
+		{"cmdTypes", "excludeCmdTypes"}, {"parties", "last", "before"}},
 }
 
 type gen struct {
@@ -48,18 +92,33 @@ type gen struct {
 	// read once.
 	rows []Row
 	both []string
+	// forceCount gives every query made a count (see counted).
+	forceCount bool
+}
+
+// enumValues are the values of the enumerated parameters.
+var enumValues = map[string][]string{
+	"entityScope": {ScopeUnspecified, ScopeIndividuals, ScopeTeams},
+	pNewest:       {"true", "false"},
 }
 
 // add makes one query with the parameters given, unless n are made or an
 // equal one was.
-func (g *gen) add(n int, names ...string) {
+func (g *gen) add(n int, names ...string) { g.addWith(n, nil, names...) }
+
+// addWith is add with some parameters' values fixed.
+func (g *gen) addWith(n int, fixed url.Values, names ...string) {
 	if len(g.out) >= n {
 		return
 	}
-	q := url.Values{}
+	q := clone(fixed)
 	for _, name := range names {
-		q[name] = g.values(name)
+		if !q.Has(name) {
+			q[name] = g.values(name)
+		}
 	}
+	g.window(q)
+	g.counted(q)
 	g.respell(q)
 	if g.rng.IntN(3) == 0 {
 		g.fit(q)
@@ -72,36 +131,69 @@ func (g *gen) add(n int, names ...string) {
 	g.out = append(g.out, q)
 }
 
+// window makes most games windows given at both ends lie at the edges of
+// the 30-epoch span: 29 or 30 epochs apart, one more, or reversed.
+func (g *gen) window(q url.Values) {
+	from, err1 := strconv.ParseUint(q.Get("epochFrom"), 10, 64)
+	_, err2 := strconv.ParseUint(q.Get("epochTo"), 10, 64)
+	if err1 != nil || err2 != nil || g.rng.IntN(4) == 0 {
+		return
+	}
+	d := pick(g.rng, 0, 1, 28, 29, 30, 31, 45, 100)
+	to := satAdd(from, uint64(d))
+	if g.rng.IntN(6) == 0 {
+		to = satSub(from, uint64(1+g.rng.IntN(5)))
+	}
+	q.Set("epochTo", strconv.FormatUint(to, 10))
+}
+
+// counted gives most queries without a count one (forwards), so that
+// their answers are the spec's to decide: without a count the page size is
+// docs/behaviour.md's.
+func (g *gen) counted(q url.Values) {
+	first, last := pFirst, pLast
+	if g.m.Listing == Transactions {
+		first, last = "first", "last"
+	}
+	if q.Has(first) || q.Has(last) || !g.forceCount && g.rng.IntN(4) == 0 {
+		return
+	}
+	if g.m.Listing == Transactions && q.Has("before") {
+		return // first cannot be combined with before: the pair is judged as given
+	}
+	q.Set(first, strconv.Itoa(1+g.rng.IntN(min(40, g.m.mustCount))))
+}
+
 // respell spells a query in a way docs/behaviour.md accepts, now and then:
 // a snake_case key, a boolean as 1 or 0, a single-valued parameter twice.
 func (g *gen) respell(q url.Values) {
-	if g.rng.IntN(12) != 0 {
+	if g.rng.IntN(6) != 0 {
 		return
 	}
-	for k, v := range q {
-		switch g.rng.IntN(3) {
-		case 0:
-			if s := SnakeCase(k); s != "" {
-				delete(q, k)
-				q[s] = v
-				return
-			}
-		case 1:
-			if k == pNewest {
-				q[k] = []string{map[string]string{"true": "1", "false": "0"}[v[0]]}
-				return
-			}
-		default:
-			if !repeated[k] {
-				q[k] = append(v, g.values(k)...)
-				return
-			}
+	keys := sortedKeys(q)
+	g.rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	for _, k := range keys {
+		v := q[k]
+		switch {
+		case SnakeCase(k) != "" && g.rng.IntN(3) > 0:
+			delete(q, k)
+			q[SnakeCase(k)] = v
+			return
+		case k == pNewest && g.rng.IntN(2) == 0:
+			q[k] = []string{map[string]string{"true": "1", "false": "0"}[v[0]]}
+			return
+		case !repeated[k] && g.rng.IntN(3) == 0:
+			q[k] = append(v, g.values(k)...)
+			return
 		}
 	}
 }
 
 // fit sets the query's count to the number of rows its other parameters
-// select: a page that ends exactly at the listing's end.
+// select: a page that ends exactly at the listing's end. When they select
+// more than the spec's counts reach, a cursor is set so that a page of at
+// most that many rows ends exactly there (forwards) or starts exactly at
+// the listing's start (backwards).
 func (g *gen) fit(q url.Values) {
 	for _, c := range []string{pFirst, pLast, "first", "last"} {
 		if !q.Has(c) {
@@ -109,9 +201,22 @@ func (g *gen) fit(q url.Values) {
 		}
 		probe := clone(q)
 		probe.Set(c, strconv.Itoa(g.m.Limits.MaxPage))
-		if e := g.m.Expect(probe); e.Known && e.Status == 200 && len(e.Rows) > 0 {
-			q.Set(c, strconv.Itoa(len(e.Rows)))
+		e := g.m.Expect(probe)
+		rows := e.Rows
+		if !e.Known || e.Status != 200 || len(rows) == 0 {
+			return
 		}
+		if len(rows) <= g.m.mustCount || !g.m.Listing.paged() || q.Has(pAfter) || q.Has(pBefore) || len(rows) < 2 {
+			q.Set(c, strconv.Itoa(len(rows)))
+			return
+		}
+		k := 1 + g.rng.IntN(min(g.m.mustCount, len(rows)-1))
+		if c == pFirst {
+			q.Set(pAfter, rows[len(rows)-k-1].Cursor)
+		} else {
+			q.Set(pBefore, rows[k].Cursor)
+		}
+		q.Set(c, strconv.Itoa(k))
 		return
 	}
 }
@@ -199,7 +304,7 @@ func (g *gen) count() int {
 	case 2:
 		return 0
 	case 3:
-		return mustCount
+		return g.m.mustCount
 	case 4, 5:
 		return 1
 	}

@@ -36,6 +36,12 @@ type Model struct {
 	spans  []Span
 	// cursors finds a held row by its cursor.
 	cursors map[string]Key
+	// mustCount is the largest count whose answer the spec decides (see
+	// Options.PageSize).
+	mustCount int
+	// Transactions: whether the records carry the fields the filters
+	// read, which the spec does not show (type, submitter).
+	hasType, hasSubmitter bool
 }
 
 // New makes a model of a listing from its rows in listing order (newest
@@ -43,7 +49,7 @@ type Model struct {
 // games, spans are the epochs whose games are all in head and latest the
 // latest epoch.
 func New(l Listing, lim Limits, head, tail []Row, whole bool) *Model {
-	m := &Model{Listing: l, Limits: lim, head: head, tail: tail, whole: whole, cursors: map[string]Key{}}
+	m := &Model{Listing: l, Limits: lim, head: head, tail: tail, whole: whole, cursors: map[string]Key{}, mustCount: mustCount}
 	if whole {
 		m.tail = nil
 	}
@@ -51,6 +57,8 @@ func New(l Listing, lim Limits, head, tail []Row, whole bool) *Model {
 		if r.Cursor != "" {
 			m.cursors[r.Cursor] = r.Key
 		}
+		m.hasType = m.hasType || r.Type != ""
+		m.hasSubmitter = m.hasSubmitter || r.Submitter != ""
 	}
 	return m
 }
@@ -84,6 +92,16 @@ func mergeSpans(spans []Span) []Span {
 		out = append(out, x)
 	}
 	return out
+}
+
+// WithMustCount sets the largest count whose answer the spec decides: a
+// deployment may cap its pages lower than docs/behaviour.md's maximum (the
+// spec does not show the maximum), so counts above it are SHOULD.
+func (m *Model) WithMustCount(n int) *Model {
+	if n > 0 {
+		m.mustCount = n
+	}
+	return m
 }
 
 // Rows returns every held row, newest first (the head, then the tail).

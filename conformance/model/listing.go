@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -129,6 +130,12 @@ type Row struct {
 	Receivers []string
 }
 
+// ErrNotShown is wrapped by the errors of records that lack what the model
+// needs but the spec does not show (a transaction's index in its block): a
+// deployment that conforms may lack it, and the model then cannot judge the
+// listing.
+var ErrNotShown = errors.New("the records lack a field the spec does not show")
+
 // num is a uint64 as the API writes it: a JSON string of digits (or a
 // number).
 type num struct {
@@ -230,9 +237,17 @@ func parseRow(l Listing, raw json.RawMessage, cursor string) (Row, error) {
 	case Parameters:
 		r.Key.Str, err = str(rec.Key, "key")
 	case Transactions:
-		r.Key.Num, err = need(rec.Block, "block")
-		r.Key.Sub, err2 = need(rec.Index, "index")
 		r.Cursor, r.Type, r.Submitter = rec.Cursor, rec.Type, rec.Submitter
+		r.Key.Num, err = need(rec.Block, "block")
+		if rec.Index.set {
+			r.Key.Sub = rec.Index.v
+		} else if k, cerr := txCursor(rec.Cursor); cerr == nil && k.Num == r.Key.Num {
+			// The spec does not show the index in the block; the cursor
+			// (docs/behaviour.md: "<block>.<index>") holds it too.
+			r.Key.Sub = k.Sub
+		} else {
+			err2 = fmt.Errorf("%w: field %q is missing, and the cursor %q is not <block>.<index>", ErrNotShown, "index", rec.Cursor)
+		}
 		if bytes.Contains(rec.Command, []byte("ACCOUNT_TYPE_GENERAL")) {
 			var cmd any
 			if json.Unmarshal(rec.Command, &cmd) == nil {

@@ -35,11 +35,18 @@ type defect struct {
 // scope is the label filter a run against the defect needs: its listing's
 // rules, and for a defect of the deployment as a whole, one listing's
 // besides (the rule judges the run's traffic).
+//
+// The model rules are left out of the runs against the hand-written rules'
+// defects (those defects are the hand-written rules' to catch), and a model
+// defect's run selects its listing's model rules alone.
 func (d defect) scope() string {
-	if d.listing == "deployment" {
-		return "deployment || network-parameters"
+	switch {
+	case d.listing == "deployment":
+		return "(deployment || network-parameters) && !model && !growth"
+	case d.area == "model":
+		return d.listing + " && model"
 	}
-	return d.listing
+	return d.listing + " && !model && !growth"
 }
 
 // answer is a response of the wrapped server. Its body is decoded only
@@ -226,7 +233,10 @@ func txs(a *answer) []any {
 }
 
 // defects lists the defective servers, covering every listing and area.
-func defects() []defect {
+func defects() []defect { return append(handDefects(), modelDefects()...) }
+
+// handDefects are the defects the hand-written rules catch.
+func handDefects() []defect {
 	return []defect{
 		{
 			name: "duplicated-row-at-page-boundary", listing: "snapshots", area: "pagination",

@@ -90,7 +90,7 @@ func TestRateLimitedMockPasses(t *testing.T) {
 			inner.ServeHTTP(w, r)
 		})
 	}})
-	r := conform(t, srv.URL, "--label-filter", "!strict && network-parameters")
+	r := conform(t, srv.URL, "--label-filter", "!strict && network-parameters && !model")
 	rt := parseTraffic(t, r.output)
 	t.Logf("%d requests, %d answered 429, in %s: %+v", seen.Load(), limited.Load(), r.elapsed.Round(time.Millisecond), rt)
 	if r.exitCode != 0 {
@@ -191,7 +191,7 @@ func TestSlowMockPasses(t *testing.T) {
 			inner.ServeHTTP(w, r)
 		})
 	}})
-	r := conform(t, srv.URL, "--timeout", "2s", "--label-filter", "!strict && network-parameters")
+	r := conform(t, srv.URL, "--timeout", "2s", "--label-filter", "!strict && network-parameters && !model")
 	t.Logf("%d requests of %s each in %s", seen.Load(), latency, r.elapsed.Round(time.Millisecond))
 	if r.exitCode != 0 {
 		t.Errorf("exit code %d, want 0\n%s", r.exitCode, tail(r.output))

@@ -1,0 +1,316 @@
+package model
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// page makes an answer of rows with flags and the edges' own cursors.
+func page(rows []Row, next, prev bool) *Page {
+	p := &Page{Status: 200, Rows: rows, HasNext: next, HasPrev: prev}
+	if len(rows) > 0 {
+		p.StartCursor, p.EndCursor = rows[0].Cursor, rows[len(rows)-1].Cursor
+	}
+	return p
+}
+
+func aspects(j Judged) map[Aspect]Level {
+	out := map[Aspect]Level{}
+	for _, d := range j.Differences {
+		out[d.Aspect] = d.Level
+	}
+	return out
+}
+
+func TestCompare(t *testing.T) {
+	rows := snaps(9, 8, 7)
+	want := &Expected{Status: 200, Level: Must, Known: true, Rows: rows[:2], HasNext: True, HasPrev: False}
+	for _, tc := range []struct {
+		name string
+		got  *Page
+		want map[Aspect]Level
+	}{
+		{"the same", page(rows[:2], true, false), map[Aspect]Level{}},
+		{"a row short", page(rows[:1], true, false), map[Aspect]Level{AspectRows: Must, AspectSize: Must}},
+		{"another row", page([]Row{rows[0], rows[2]}, true, false), map[Aspect]Level{AspectRows: Must}},
+		{"out of order", page([]Row{rows[1], rows[0]}, true, false), map[Aspect]Level{AspectRows: Must}},
+		{"hasNext", page(rows[:2], false, false), map[Aspect]Level{AspectNext: Must}},
+		{"hasPrev", page(rows[:2], true, true), map[Aspect]Level{AspectPrev: Must}},
+		{"status", &Page{Status: 500}, map[Aspect]Level{AspectStatus: Must}},
+		{"cursors", func() *Page { p := page(rows[:2], true, false); p.EndCursor = "x"; return p }(), map[Aspect]Level{AspectCursors: Must}},
+		{"start cursor", func() *Page { p := page(rows[:2], true, false); p.StartCursor = "x"; return p }(), map[Aspect]Level{AspectCursors: Must}},
+		{"a row's own cursor", page([]Row{rows[0], {Key: rows[1].Key, Cursor: "other"}}, true, false), map[Aspect]Level{AspectCursors: Should}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := Compare(Snapshots, want, tc.got, nil, false)
+			if got := aspects(j); !mapsEqual(got, tc.want) {
+				t.Errorf("differences %v, want %v: %+v", got, tc.want, j.Differences)
+			}
+			for _, d := range j.Differences {
+				if d.Detail == "" {
+					t.Errorf("%s: no detail", d.Aspect)
+				}
+			}
+		})
+	}
+}
+
+func mapsEqual(a, b map[Aspect]Level) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestCompareJudgesAtTheirLevels(t *testing.T) {
+	rows := snaps(9, 8)
+	want := &Expected{Status: 200, Level: Must, Known: true, Rows: rows, HasNext: False, HasPrev: Unknown}
+	j := Compare(Snapshots, want, page(rows, false, true), nil, false)
+	got := map[Aspect][]Level{}
+	for _, a := range j.Aspects {
+		got[a.Aspect] = append(got[a.Aspect], a.Level)
+	}
+	wantJ := map[Aspect][]Level{AspectStatus: {Must}, AspectSize: {Must}, AspectRows: {Must}, AspectNext: {Must}, AspectCursors: {Must, Should}}
+	for a, lv := range wantJ {
+		if !slices.Equal(got[a], lv) {
+			t.Errorf("%s judged at %v, want %v", a, got[a], lv)
+		}
+	}
+	if _, ok := got[AspectPrev]; ok {
+		t.Error("an unknown flag was judged")
+	}
+	// An empty page's flags are behaviour.md's.
+	empty := &Expected{Status: 200, Level: Must, Known: true, HasNext: False, HasPrev: True}
+	j = Compare(Snapshots, empty, page(nil, true, true), nil, false)
+	if d := aspects(j); d[AspectNext] != Should || len(d) != 1 {
+		t.Errorf("an empty page's wrong hasNextPage: %v", d)
+	}
+	// A SHOULD query makes every aspect SHOULD.
+	soft := &Expected{Status: 200, Level: Should, Known: true, Rows: rows}
+	if d := aspects(Compare(Snapshots, soft, page(rows[:1], false, false), nil, false)); d[AspectRows] != Should || d[AspectSize] != Should {
+		t.Errorf("a SHOULD query's differences: %v", d)
+	}
+}
+
+func TestCompareTies(t *testing.T) {
+	rows := []Row{{Key: Key{9, "a", 0}, Cursor: "1"}, {Key: Key{9, "b", 0}, Cursor: "2"}, {Key: Key{8, "a", 0}, Cursor: "3"}}
+	want := &Expected{Status: 200, Level: Must, Known: true, Rows: rows, HasNext: False, HasPrev: False}
+	swapped := []Row{rows[1], rows[0], rows[2]}
+	if d := aspects(Compare(Games, want, page(swapped, false, false), nil, false)); !mapsEqual(d, map[Aspect]Level{AspectTies: Should}) {
+		t.Errorf("games with ties swapped: %v", d)
+	}
+	// Snapshots have no ties: any swap is a difference in rows.
+	if d := aspects(Compare(Snapshots, want, page(swapped, false, false), nil, false)); d[AspectRows] != Must {
+		t.Errorf("snapshots swapped: %v", d)
+	}
+	tx := txRows("9.1 A p", "9.0 A p", "8.0 A p")
+	wantTx := &Expected{Status: 200, Level: Must, Known: true, Rows: tx}
+	if d := aspects(Compare(Transactions, wantTx, &Page{Status: 200, Rows: []Row{tx[1], tx[0], tx[2]}}, nil, false)); !mapsEqual(d, map[Aspect]Level{AspectTies: Should}) {
+		t.Errorf("transactions of a block swapped: %v", d)
+	}
+	if d := aspects(Compare(Transactions, wantTx, &Page{Status: 200, Rows: []Row{tx[2], tx[0], tx[1]}}, nil, false)); d[AspectRows] != Must {
+		t.Errorf("transactions out of order: %v", d)
+	}
+	j := Compare(Transactions, wantTx, &Page{Status: 200, Rows: tx}, nil, false)
+	for _, a := range j.Aspects {
+		if a.Aspect == AspectNext || a.Aspect == AspectCursors {
+			t.Errorf("transactions have no %s", a.Aspect)
+		}
+	}
+}
+
+func TestCompareRefusalsAndGrowth(t *testing.T) {
+	refuse := (&Expected{Status: 200}).refuse("first with before", Must)
+	for status, differs := range map[int]bool{400: false, 404: false, 499: false, 200: true, 500: true, 399: true} {
+		d := aspects(Compare(Transactions, refuse, &Page{Status: status}, nil, false))
+		if (len(d) > 0) != differs {
+			t.Errorf("want a refusal, got %d: differences %v", status, d)
+		}
+	}
+	unknown := &Expected{Status: 200}
+	if j := Compare(Snapshots, unknown, &Page{Status: 500}, nil, false); len(j.Aspects) != 0 {
+		t.Errorf("an unknown answer was judged: %v", j.Aspects)
+	}
+	rows := snaps(9, 8)
+	vol := &Expected{Status: 200, Known: true, Rows: rows, Volatile: true, HasNext: False, HasPrev: False}
+	if j := Compare(Snapshots, vol, page(snaps(10, 9), true, false), nil, true); len(j.Aspects) != 0 {
+		t.Errorf("a volatile answer judged after growth: %v", j.Aspects)
+	}
+	if j := Compare(Snapshots, vol, page(snaps(10, 9), true, false), nil, false); len(j.Differences) == 0 {
+		t.Error("a volatile answer that differs, without growth, passed")
+	}
+	// Rows newer than the model's newest are left out.
+	pinned := &Expected{Status: 200, Known: true, Rows: rows}
+	newest := Key{Num: 9}
+	if d := aspects(Compare(Transactions, pinned, &Page{Status: 200, Rows: snaps(11, 10, 9, 8)}, &newest, false)); len(d) != 0 {
+		t.Errorf("new rows counted: %v", d)
+	}
+	if d := aspects(Compare(Transactions, pinned, &Page{Status: 200, Rows: snaps(11, 10, 9, 8)}, nil, false)); len(d) == 0 {
+		t.Error("without a pin, extra rows passed")
+	}
+}
+
+func TestFirstDifference(t *testing.T) {
+	k := func(ns ...uint64) []Key {
+		var out []Key
+		for _, n := range ns {
+			out = append(out, Key{Num: n})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		w, g []Key
+		want string
+	}{
+		{k(3, 2), k(3, 2), ""},
+		{k(3, 2), k(3), "row 2: want 2, got no further row (1 rows in all, want 2)"},
+		{k(3), k(3, 2), "row 2: want no further row, got 2 (2 rows in all, want 1)"},
+		{k(3, 2), k(3, 1), "row 2: want 2, got 1"},
+		{nil, nil, ""},
+	} {
+		if got := firstDifference(tc.w, tc.g); got != tc.want {
+			t.Errorf("firstDifference(%v, %v) = %q, want %q", tc.w, tc.g, got, tc.want)
+		}
+	}
+	st := sortTies([]Key{{1, "b", 0}, {1, "a", 0}, {0, "c", 2}, {0, "c", 1}, {0, "a", 9}})
+	want := []Key{{1, "a", 0}, {1, "b", 0}, {0, "a", 9}, {0, "c", 1}, {0, "c", 2}}
+	if !slices.Equal(st, want) {
+		t.Errorf("sortTies = %v", st)
+	}
+}
+
+func TestAspects(t *testing.T) {
+	for l, want := range map[Listing]int{Games: 7, Snapshots: 6, Rotations: 7, Parameters: 6, Transactions: 4} {
+		if got := len(l.Aspects()); got != want {
+			t.Errorf("%s: %d aspects, want %d", l, got, want)
+		}
+	}
+}
+
+func TestShrink(t *testing.T) {
+	// The deployment differs whenever pagination.first is 3 or more and
+	// nodeId is given.
+	differs := func(q url.Values) (Difference, bool) {
+		n, _ := strconv.Atoi(q.Get(pFirst))
+		if n >= 3 && q.Has("nodeId") {
+			return Difference{Aspect: AspectRows, Detail: "rows " + q.Get(pFirst)}, true
+		}
+		if q.Has("other") {
+			return Difference{Aspect: AspectSize}, true
+		}
+		return Difference{}, false
+	}
+	start := q(pFirst, "40", "nodeId", "n", pNewest, "false", "gameId", "g", "other", "x")
+	got, d := Shrink(start, Difference{Aspect: AspectRows}, differs)
+	if Canonical(got) != "nodeId=n&pagination.first=3" || d.Detail != "rows 3" {
+		t.Errorf("shrunk to %s (%s)", Canonical(got), d.Detail)
+	}
+	// Repeated values are cut to one.
+	many := func(q url.Values) (Difference, bool) {
+		return Difference{Aspect: AspectRows}, len(q["cmdTypes"]) > 0 && q.Has("first")
+	}
+	got, _ = Shrink(q("cmdTypes", "A", "cmdTypes", "B", "first", "9"), Difference{Aspect: AspectRows}, many)
+	if Canonical(got) != "cmdTypes=A&first=1" {
+		t.Errorf("shrunk to %s", Canonical(got))
+	}
+	// The steps are bounded.
+	calls := 0
+	always := func(q url.Values) (Difference, bool) { calls++; return Difference{Aspect: AspectStatus}, false }
+	big := url.Values{}
+	for i := range 500 {
+		big.Set("p"+strconv.Itoa(i), "1")
+	}
+	Shrink(big, Difference{Aspect: AspectStatus}, always)
+	if calls != maxShrinkSteps {
+		t.Errorf("%d calls, want %d", calls, maxShrinkSteps)
+	}
+	// A query that does not shrink comes back as it was, not shared.
+	orig := q("a", "1")
+	got, _ = Shrink(orig, Difference{}, func(url.Values) (Difference, bool) { return Difference{}, false })
+	got.Set("a", "2")
+	if orig.Get("a") != "1" {
+		t.Error("Shrink changed its argument")
+	}
+}
+
+func TestIsCount(t *testing.T) {
+	for k, want := range map[string]bool{pFirst: true, pLast: true, "first": true, "last": true, pAfter: false, "epochFrom": false} {
+		if isCount(k) != want {
+			t.Errorf("isCount(%s)", k)
+		}
+	}
+}
+
+func TestCoverage(t *testing.T) {
+	c := Cover(Rotations, []url.Values{q(pFirst, "1", "node_id", "n"), q(pFirst, "2"), q(pAfter, "x", pBefore, "y")})
+	if c.Queries != 3 || c.Params[pFirst] != 2 || c.Params["nodeId"] != 1 || c.Pairs["nodeId&"+pFirst] != 1 || c.Pairs[pAfter+"&"+pBefore] != 1 || c.PairCount() != 15 {
+		t.Errorf("coverage %+v", c)
+	}
+	missing := c.Missing()
+	if slices.Contains(missing, pFirst) || !slices.Contains(missing, pLast) || !slices.Contains(missing, pLast+"&"+pNewest) || slices.Contains(missing, "nodeId&"+pFirst) || slices.Contains(missing, pAfter+"&"+pBefore) {
+		t.Errorf("missing %v", missing)
+	}
+}
+
+func TestGenerateCoversTheQuerySpace(t *testing.T) {
+	games := gamesModel([]Span{{0, 40}}, 40,
+		game(40, "a", individual("p1", "p2")),
+		game(39, "b", team([]string{"t1"}, "p1", "p3")),
+		game(2, "c", individual("p3")),
+	)
+	rot := New(Rotations, DefaultLimits, []Row{{Key: Key{9, "n1", 0}, Cursor: "YQ=="}, {Key: Key{5, "n2", 0}, Cursor: "Yg=="}}, nil, true)
+	tx := New(Transactions, DefaultLimits, txRows("9.1 A p1", "9.0 B p2 p1", "8.0 C p3"), nil, true)
+	for _, m := range []*Model{games, rot, tx, New(Snapshots, DefaultLimits, snaps(5, 4, 3, 2, 1), snaps(1), false)} {
+		qs := Generate(m, 7, 600)
+		if len(qs) != 600 {
+			t.Errorf("%s: %d queries, want 600", m.Listing, len(qs))
+		}
+		c := Cover(m.Listing, qs)
+		if miss := c.Missing(); len(miss) > 0 {
+			t.Errorf("%s: never tried %v", m.Listing, miss)
+		}
+		seen := map[string]bool{}
+		var counts, snake, twice, should int
+		for _, qq := range qs {
+			if seen[Canonical(qq)] {
+				t.Errorf("%s: %s asked twice", m.Listing, Canonical(qq))
+			}
+			seen[Canonical(qq)] = true
+			for k, v := range qq {
+				if strings.Contains(k, "_") {
+					snake++
+				}
+				if len(v) > 1 && !repeated[k] {
+					twice++
+				}
+				if isCount(k) && (v[0] == "1" || v[0] == "5001" || v[0] == "5000") {
+					counts++
+				}
+			}
+			if m.Expect(qq).Level == Should {
+				should++
+			}
+		}
+		if counts == 0 || should == 0 || should == len(qs) || twice == 0 {
+			t.Errorf("%s: counts at the edges %d, SHOULD queries %d, repeated %d", m.Listing, counts, should, twice)
+		}
+		if m.Listing != Snapshots && snake == 0 {
+			t.Errorf("%s: no snake_case spelling", m.Listing)
+		}
+	}
+	if got := Generate(New(Snapshots, DefaultLimits, nil, nil, true), 1, 50); len(got) == 0 {
+		t.Error("no queries of an empty listing")
+	}
+	if got := Generate(tx, 1, 3); len(got) != 3 {
+		t.Errorf("a budget of 3 gave %d queries", len(got))
+	}
+}
+
