@@ -313,4 +313,3 @@ func TestGenerateCoversTheQuerySpace(t *testing.T) {
 		t.Errorf("a budget of 3 gave %d queries", len(got))
 	}
 }
-
