@@ -24,7 +24,7 @@ func TestConformUsageErrors(t *testing.T) {
 		{"no base URL", []string{"conform"}, "--base-url is required"},
 		{"relative base URL", []string{"conform", "--base-url", "localhost:8080"}, "absolute http or https URL"},
 		{"bad label filter", []string{"conform", "--base-url", "http://127.0.0.1:1", "--label-filter", "((games"}, "label filter"},
-		{"unknown flag", []string{"conform", "--nope"}, "flag provided but not defined"},
+		{"unknown flag", []string{"conform", "--nope"}, "unknown flag --nope"},
 		{"stray argument", []string{"conform", "--base-url", "http://127.0.0.1:1", "extra"}, "unexpected argument"},
 	}
 	for _, tc := range tests {
