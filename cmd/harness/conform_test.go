@@ -22,7 +22,7 @@ func TestConformUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"no base URL", []string{"conform"}, "--base-url is required"},
-		{"relative base URL", []string{"conform", "--base-url", "localhost:8080"}, "absolute http or https URL"},
+		{"relative base URL", []string{"conform", "--base-url", "localhost:8080"}, "has no scheme; use http://localhost:8080"},
 		{"bad label filter", []string{"conform", "--base-url", "http://127.0.0.1:1", "--label-filter", "((games"}, "label filter"},
 		{"unknown flag", []string{"conform", "--nope"}, "unknown flag --nope"},
 		{"stray argument", []string{"conform", "--base-url", "http://127.0.0.1:1", "extra"}, "unexpected argument"},

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/chaindata/harness/conformance"
 )
 
 // mistake is a wrong command line and the whole of what harness must say
@@ -117,4 +121,43 @@ func TestCommandMistakes(t *testing.T) {
 		{[]string{"--addr", "127.0.0.1:0", "serve"},
 			"harness: --addr is not a command; flags come after the command, as in \"harness serve --addr\"\nRun \"harness help\" to see all commands.\n"},
 	})
+}
+
+// TestURLWithoutScheme holds every URL flag given without a scheme to a
+// line naming the URL to give, never Go's "first path segment in URL
+// cannot contain colon".
+func TestURLWithoutScheme(t *testing.T) {
+	checkMistakes(t, []mistake{
+		{[]string{"conform", "--base-url", "127.0.0.1:8080"},
+			"harness conform: --base-url 127.0.0.1:8080 has no scheme; use http://127.0.0.1:8080\nRun \"harness conform -h\" for usage.\n"},
+		{[]string{"conform", "--base-url", "localhost:8080"},
+			"harness conform: --base-url localhost:8080 has no scheme; use http://localhost:8080\nRun \"harness conform -h\" for usage.\n"},
+		{[]string{"conform", "--base-url", "http://127.0.0.1:8080", "--transactions-url", "127.0.0.1:8080/rest"},
+			"harness conform: --transactions-url 127.0.0.1:8080/rest has no scheme; use http://127.0.0.1:8080/rest\nRun \"harness conform -h\" for usage.\n"},
+		{[]string{"conform", "--base-url", "api.example.com"},
+			"harness conform: --base-url api.example.com has no scheme; use https://api.example.com (or http://api.example.com)\nRun \"harness conform -h\" for usage.\n"},
+		{[]string{"record", "--from", "[::1]:8080", "--out", "dir"},
+			"harness record: --from [::1]:8080 has no scheme; use http://[::1]:8080\nRun \"harness record -h\" for usage.\n"},
+		{[]string{"record", "--from", "http://127.0.0.1:8080", "--transactions-url", "127.0.0.1:8081", "--out", "dir"},
+			"harness record: --transactions-url 127.0.0.1:8081 has no scheme; use http://127.0.0.1:8081\nRun \"harness record -h\" for usage.\n"},
+		{[]string{"proxy", "--upstream", "127.0.0.1:8080"},
+			"harness proxy: --upstream 127.0.0.1:8080 has no scheme; use http://127.0.0.1:8080\nRun \"harness proxy -h\" for usage.\n"},
+		// A scheme with a slash missing is the commands' own check's.
+		{[]string{"conform", "--base-url", "http:/127.0.0.1:8080"},
+			"harness conform: --base-url: want an absolute http or https URL, got \"http:/127.0.0.1:8080\"\nRun \"harness conform -h\" for usage.\n"},
+	})
+}
+
+// TestURLWithoutSchemeFromTheEnvironment: a URL set through the
+// environment is named by its variable.
+func TestURLWithoutSchemeFromTheEnvironment(t *testing.T) {
+	for _, name := range []string{conformance.EnvBaseURL, conformance.EnvTransactionsURL} {
+		vars := map[string]string{conformance.EnvBaseURL: "http://127.0.0.1:8080", name: "127.0.0.1:9090"}
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), &env{stdout: &out, stderr: &errOut, getenv: func(k string) string { return vars[k] }}, []string{"conform"})
+		want := "harness conform: " + name + "=127.0.0.1:9090 has no scheme; use http://127.0.0.1:9090\nRun \"harness conform -h\" for usage.\n"
+		if code != exitUsage || errOut.String() != want {
+			t.Errorf("%s=127.0.0.1:9090 harness conform: exit %d, stderr\n%s\nwant exit %d and\n%s", name, code, errOut.String(), exitUsage, want)
+		}
+	}
 }

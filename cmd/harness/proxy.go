@@ -57,6 +57,9 @@ func parseProxy(e *env, args []string) (proxyArgs, int) {
 	if *upstream == "" {
 		return a, usageError(e.stderr, fs, "--upstream is required")
 	}
+	if err := checkSchemes("--upstream", *upstream); err != nil {
+		return a, usageError(e.stderr, fs, "%v", err)
+	}
 	u, err := url.Parse(*upstream)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
 		return a, usageError(e.stderr, fs, "--upstream: want an absolute http or https URL without query, got %q", *upstream)

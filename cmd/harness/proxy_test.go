@@ -65,7 +65,8 @@ func TestProxyUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"no upstream", []string{"proxy"}, "--upstream is required"},
-		{"relative upstream", []string{"proxy", "--upstream", "127.0.0.1:8080"}, "absolute http or https URL"},
+		{"upstream without a scheme", []string{"proxy", "--upstream", "127.0.0.1:8080"}, "has no scheme; use http://127.0.0.1:8080"},
+		{"upstream not http", []string{"proxy", "--upstream", "ftp://127.0.0.1:8080"}, "absolute http or https URL"},
 		{"zero body cap", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--max-body-bytes", "0"}, "--max-body-bytes"},
 		{"bad log format", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--log-format", "xml"}, "--log-format"},
 		{"stray argument", []string{"proxy", "--upstream", "http://127.0.0.1:1", "extra"}, "unexpected argument"},
