@@ -161,3 +161,25 @@ func TestURLWithoutSchemeFromTheEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaNameMistakes holds an unknown schema name or file to a line
+// suggesting the nearest ones and how to list them all.
+func TestSchemaNameMistakes(t *testing.T) {
+	const all = "Run \"harness schemas\" to see all (--long with their files).\n"
+	checkMistakes(t, []mistake{
+		{[]string{"schemas", "Transactions"},
+			"harness schemas: no schema named \"Transactions\"; did you mean Transaction?\n" + all},
+		{[]string{"schemas", "networkparameter"},
+			"harness schemas: no schema named \"networkparameter\"; did you mean NetworkParameter?\n" + all},
+		{[]string{"schemas", "Gme"},
+			"harness schemas: no schema named \"Gme\"; did you mean Game?\n" + all},
+		{[]string{"schemas", "Frobnicate"},
+			"harness schemas: no schema named \"Frobnicate\"\n" + all},
+		{[]string{"schemas", "trades.json"},
+			"harness schemas: no schema file \"trades.json\"; did you mean games.json or orders.json?\n" + all},
+		{[]string{"validate", "--schema", "Transactions", "tx.json"},
+			"harness validate: --schema Transactions: no schema named \"Transactions\"; did you mean Transaction?\n" + all},
+		{[]string{"validate", "--schema", "NetworkParam", "-"},
+			"harness validate: --schema NetworkParam: no schema named \"NetworkParam\"; did you mean NetworkParameter?\n" + all},
+	})
+}

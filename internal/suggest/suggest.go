@@ -45,9 +45,10 @@ func Threshold(word string) int {
 }
 
 // Nearest returns at most limit of the known names nearest to word: those
-// within Threshold(word) edits, nearest first (ties in the order of known);
-// failing any, the names word is a prefix of (at least two characters),
-// as for an abbreviation. It returns nil when nothing is near.
+// within Threshold(word) edits and at most one edit further than the
+// nearest, nearest first (ties in the order of known); failing any, the
+// names word is a prefix of (at least two characters), as for an
+// abbreviation. It returns nil when nothing is near.
 func Nearest(word string, known []string, limit int) []string {
 	type match struct {
 		name string
@@ -70,7 +71,7 @@ func Nearest(word string, known []string, limit int) []string {
 	slices.SortStableFunc(near, func(a, b match) int { return a.dist - b.dist })
 	out := make([]string, 0, min(limit, len(near)))
 	for _, m := range near {
-		if len(out) == limit {
+		if len(out) == limit || m.dist > near[0].dist+1 {
 			break
 		}
 		if !slices.Contains(out, m.name) {

@@ -66,6 +66,11 @@ func TestNearest(t *testing.T) {
 	if got := Nearest("Transactions", names, 2); !slices.Equal(got, []string{"Transaction", "Transactions2"}) {
 		t.Errorf("Nearest(Transactions) = %q", got)
 	}
+	// None more than one edit further than the nearest.
+	names = []string{"NetworkParameterKey", "NetworkParameter", "NetworkParameterEdge"}
+	if got := Nearest("networkparameter", names, 3); !slices.Equal(got, []string{"NetworkParameter"}) {
+		t.Errorf("Nearest(networkparameter) = %q", got)
+	}
 }
 
 func TestPhrase(t *testing.T) {
