@@ -183,3 +183,31 @@ func TestSchemaNameMistakes(t *testing.T) {
 			"harness validate: --schema NetworkParam: no schema named \"NetworkParam\"; did you mean NetworkParameter?\n" + all},
 	})
 }
+
+// TestFaultsFileMistakes holds harness serve --faults to errors that name
+// the line of the mistake and the shape wanted, never a Go type.
+func TestFaultsFileMistakes(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, text string) string { return writeInputFile(t, dir, name, text) }
+	const usage = "Run \"harness serve -h\" for usage.\n"
+	indent := file("indent.yaml", "rules:\n  - fault: reset\n   listing: games\n")
+	tab := file("tab.yaml", "rules:\n  - fault: reset\n\tlisting: games\n")
+	bare := file("bare.yaml", "- fault: reset\n  listing: games\n")
+	typo := file("typo.yaml", "rules:\n  - fault: reset\n    probabilty: 0.5\n")
+	every := file("every.yaml", "rules:\n  - fault: reset\n    every: often\n")
+	jsonType := file("every.json", "{\"rules\": [\n  {\"fault\": \"reset\",\n   \"every\": \"often\"}\n]}\n")
+	checkMistakes(t, []mistake{
+		{[]string{"serve", "--faults", indent},
+			"harness serve: --faults " + indent + ": fault rules (YAML): line 3: did not find expected '-' indicator (is the line indented as the ones before it? a rule's fields line up under its first, after \"- \")\n" + usage},
+		{[]string{"serve", "--faults", tab},
+			"harness serve: --faults " + tab + ": fault rules (YAML): line 3: found a tab character that violates indentation (indent with spaces, not tabs)\n" + usage},
+		{[]string{"serve", "--faults", bare},
+			"harness serve: --faults " + bare + ": fault rules (YAML): line 1: the file is a list; want a mapping whose \"rules\" key holds the list (\"rules:\" on a line, each rule under it as \"  - fault: ...\")\n" + usage},
+		{[]string{"serve", "--faults", typo},
+			"harness serve: --faults " + typo + ": fault rules (YAML): line 3: rule 1: unknown field \"probabilty\"; did you mean probability? (a rule has name, listing, path, probability, every, times, fault)\n" + usage},
+		{[]string{"serve", "--faults", every},
+			"harness serve: --faults " + every + ": fault rules (YAML): line 3: rule 1: every \"often\": want a whole number\n" + usage},
+		{[]string{"serve", "--faults", jsonType},
+			"harness serve: --faults " + jsonType + ": fault rules (JSON): line 3: rules.every is a string; want a whole number\n" + usage},
+	})
+}
