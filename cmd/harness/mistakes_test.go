@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaindata/harness/conformance"
 )
@@ -209,5 +211,64 @@ func TestFaultsFileMistakes(t *testing.T) {
 			"harness serve: --faults " + every + ": fault rules (YAML): line 3: rule 1: every \"often\": want a whole number\n" + usage},
 		{[]string{"serve", "--faults", jsonType},
 			"harness serve: --faults " + jsonType + ": fault rules (JSON): line 3: rules.every is a string; want a whole number\n" + usage},
+	})
+}
+
+// TestAddressInUse holds serve and proxy to binding their address before
+// anything slow, with one line naming the address and another to give:
+// serve --scale 100 on an address in use fails at once, never having
+// started to build its world (the context, cancelled, would stop a build
+// that started, with another message).
+func TestAddressInUse(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	addr := busy.Addr().String()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--addr", addr, "--scale", "100"},
+			"harness serve: " + addr + " is already in use; give another address, such as --addr 127.0.0.1:0 (any free port)\n"},
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:8080", "--listen", addr},
+			"harness proxy: " + addr + " is already in use; give another address, such as --listen 127.0.0.1:0 (any free port)\n"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			e := &env{stdout: &out, stderr: &errOut,
+				memAvailable: func() (uint64, bool) { return 1 << 40, true }} // scale 100 fits
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			start := time.Now()
+			code := run(ctx, e, tc.args)
+			if code != exitFailure {
+				t.Errorf("exit %d, want %d", code, exitFailure)
+			}
+			if errOut.String() != tc.want {
+				t.Errorf("stderr\n%s\nwant\n%s", errOut.String(), tc.want)
+			}
+			if out.Len() != 0 {
+				t.Errorf("stdout %q, want nothing", out.String())
+			}
+			if took := time.Since(start); took > 2*time.Second {
+				t.Errorf("took %v to report the address in use, want at once", took)
+			}
+		})
+	}
+}
+
+// TestAddressMistakes: an address to listen on that is not host:port is a
+// wrong command line, answered with the address to give.
+func TestAddressMistakes(t *testing.T) {
+	checkMistakes(t, []mistake{
+		{[]string{"serve", "--addr", "9090"},
+			"harness serve: --addr 9090 is a port alone; use 127.0.0.1:9090 (this machine only) or :9090 (every interface)\nRun \"harness serve -h\" for usage.\n"},
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:8080", "--listen", "8090"},
+			"harness proxy: --listen 8090 is a port alone; use 127.0.0.1:8090 (this machine only) or :8090 (every interface)\nRun \"harness proxy -h\" for usage.\n"},
+		{[]string{"serve", "--addr", "localhost"},
+			"harness serve: --addr \"localhost\": want host:port, such as 127.0.0.1:8080\nRun \"harness serve -h\" for usage.\n"},
 	})
 }
