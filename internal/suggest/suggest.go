@@ -44,12 +44,20 @@ func Threshold(word string) int {
 	return max(1, len([]rune(word))/3)
 }
 
+// MaxWord is the longest word, in bytes, Nearest finds names near: no name
+// is longer, and a hostile word (a megabyte) costs no time.
+const MaxWord = 100
+
 // Nearest returns at most limit of the known names nearest to word: those
 // within Threshold(word) edits and at most one edit further than the
 // nearest, nearest first (ties in the order of known); failing any, the
 // names word is a prefix of (at least two characters), as for an
-// abbreviation. It returns nil when nothing is near.
+// abbreviation. It returns nil when nothing is near, or word is longer than
+// MaxWord.
 func Nearest(word string, known []string, limit int) []string {
+	if len(word) > MaxWord {
+		return nil
+	}
 	type match struct {
 		name string
 		dist int

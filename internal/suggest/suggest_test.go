@@ -3,6 +3,7 @@ package suggest
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -43,18 +44,19 @@ func TestNearest(t *testing.T) {
 		{"serv", []string{"serve"}},
 		{"server", []string{"serve"}},
 		{"schema", []string{"schemas"}},
-		{"gen", []string{"generate"}},        // a prefix
-		{"conf", []string{"conform"}},        // a prefix
-		{"frobnicate", nil},                  // nothing near
-		{"x", nil},                           // too short to be a prefix
-		{"Validate", []string{"validate"}},   // case
-		{"recrod", []string{"record"}},       // two edits in six letters
-		{"valid", []string{"validate"}},      // a prefix, though 3 edits away
-		{"proxi", []string{"proxy"}},         // one edit
-		{"sreve", []string{"serve"}},         // a swap is one edit
-		{"prox", []string{"proxy"}},          // one edit
-		{"re", []string{"record"}},           // a two-letter prefix
-		{"qqqqqqqqqqqqqqqqqqqqqqqqqqq", nil}, // far from everything
+		{"gen", []string{"generate"}},         // a prefix
+		{"conf", []string{"conform"}},         // a prefix
+		{"frobnicate", nil},                   // nothing near
+		{"x", nil},                            // too short to be a prefix
+		{"Validate", []string{"validate"}},    // case
+		{"recrod", []string{"record"}},        // two edits in six letters
+		{"valid", []string{"validate"}},       // a prefix, though 3 edits away
+		{"proxi", []string{"proxy"}},          // one edit
+		{"sreve", []string{"serve"}},          // a swap is one edit
+		{"prox", []string{"proxy"}},           // one edit
+		{"re", []string{"record"}},            // a two-letter prefix
+		{"qqqqqqqqqqqqqqqqqqqqqqqqqqq", nil},  // far from everything
+		{strings.Repeat("serve", 1<<18), nil}, // too long to look at
 	}
 	for _, tc := range tests {
 		if got := Nearest(tc.word, known, 3); !slices.Equal(got, tc.want) {

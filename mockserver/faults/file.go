@@ -58,7 +58,8 @@ func yamlRules(top *yaml.Node) ([]fileRule, error) {
 		return nil, fmt.Errorf(`line %d: the file is %s; want a mapping whose "rules" key holds the list ("rules:" on a line, each rule under it as "  - fault: ...")`,
 			top.Line, describe(top))
 	}
-	pairs, err := mappingPairs(top)
+	var x expander
+	pairs, err := x.pairs(top)
 	if err != nil {
 		return nil, err
 	}
@@ -77,21 +78,21 @@ func yamlRules(top *yaml.Node) ([]fileRule, error) {
 	}
 	rules := make([]fileRule, len(list.Content))
 	for i, item := range list.Content {
-		if rules[i], err = yamlRule(resolve(item), i+1); err != nil {
+		if rules[i], err = x.rule(resolve(item), i+1); err != nil {
 			return nil, err
 		}
 	}
 	return rules, nil
 }
 
-// yamlRule reads the i-th rule (from 1), which must be a mapping of the
+// rule reads the i-th rule (from 1), which must be a mapping of the
 // fields ruleFields lists.
-func yamlRule(n *yaml.Node, i int) (fileRule, error) {
+func (x *expander) rule(n *yaml.Node, i int) (fileRule, error) {
 	var r fileRule
 	if n.Kind != yaml.MappingNode {
 		return r, fmt.Errorf("line %d: rule %d is %s; want a mapping of its fields, such as \"fault: status=503\"", n.Line, i, describe(n))
 	}
-	pairs, err := mappingPairs(n)
+	pairs, err := x.pairs(n)
 	if err != nil {
 		return r, err
 	}
@@ -184,16 +185,26 @@ type pair struct {
 	value *yaml.Node
 }
 
-// mappingPairs returns the keys and values of a mapping, aliases resolved
-// and merge keys (<<: *base) expanded, the mapping's own keys winning. A key
+// maxMerges bounds the merge keys (<<) a file expands in all, so that
+// merges of merges of the same mapping cannot take exponential time, and
+// a mapping that merges itself ends.
+const maxMerges = 1000
+
+// expander reads mappings, expanding their merge keys within maxMerges.
+type expander struct {
+	merges int // expanded so far
+}
+
+// pairs returns the keys and values of a mapping, aliases resolved and
+// merge keys (<<: *base) expanded, the mapping's own keys winning. A key
 // given twice, or one that is not a single value, is an error.
-func mappingPairs(n *yaml.Node) ([]pair, error) {
+func (x *expander) pairs(n *yaml.Node) ([]pair, error) {
 	var own, merged []pair
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], resolve(n.Content[i+1])
 		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
-			m, err := mergedPairs(v)
+			m, err := x.merge(k.Line, v)
 			if err != nil {
 				return nil, err
 			}
@@ -218,20 +229,23 @@ func mappingPairs(n *yaml.Node) ([]pair, error) {
 	return own, nil
 }
 
-// mergedPairs returns the pairs a merge key brings: of one mapping, or of
-// a list of them (the first winning).
-func mergedPairs(v *yaml.Node) ([]pair, error) {
+// merge returns the pairs a merge key on line brings: of one mapping, or
+// of a list of them (the first winning).
+func (x *expander) merge(line int, v *yaml.Node) ([]pair, error) {
 	maps := []*yaml.Node{v}
 	if v.Kind == yaml.SequenceNode {
 		maps = v.Content
 	}
 	var out []pair
 	for _, m := range maps {
+		if x.merges++; x.merges > maxMerges {
+			return nil, fmt.Errorf("line %d: more than %d merges (<<) in all, or a mapping that merges itself", line, maxMerges)
+		}
 		m = resolve(m)
 		if m.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("line %d: << merges %s; want a mapping", m.Line, describe(m))
 		}
-		ps, err := mappingPairs(m)
+		ps, err := x.pairs(m)
 		if err != nil {
 			return nil, err
 		}

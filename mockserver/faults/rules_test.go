@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"regexp"
@@ -98,6 +99,8 @@ func TestParseRulesRefuses(t *testing.T) {
 		{"probability not a number", "rules:\n  - fault: reset\n    probability: high\n", `line 3: rule 1: probability "high": want a number`},
 		{"a field twice", "rules:\n  - fault: reset\n    fault: boom\n", `line 3: "fault" is given twice (first on line 2)`},
 		{"rules twice", "rules: []\nrules: []\n", `line 2: "rules" is given twice (first on line 1)`},
+		{"a mapping that merges itself", "rules:\n  - &r {fault: reset, <<: *r}\n", "line 2: more than 1000 merges (<<) in all, or a mapping that merges itself"},
+		{"a merge of a string", "rules:\n  - {fault: reset, <<: plain}\n", "line 2: << merges a string; want a mapping"},
 		{"two documents", "rules: []\n---\nrules: []\n", "line 2: a second document"},
 		{"a bad indent on line 3", "rules:\n  - fault: reset\n   listing: games\n", "fault rules (YAML): line 3: did not find expected '-' indicator (is the line indented as the ones before it?"},
 		{"a deeper indent on line 3", "rules:\n  - fault: reset\n      listing: games\n", "line 3: mapping values are not allowed in this context"},
@@ -128,6 +131,8 @@ func TestParseRulesRefuses(t *testing.T) {
 		{"a fault that does not parse", "rules:\n  - fault: status=404\n", "want one of 429, 500, 502, 503, 504"},
 		{"the second rule named", "rules:\n  - fault: reset\n  - fault: boom\n", "rule 2:"},
 	}
+	tests = append(tests, struct{ name, file, want string }{
+		"merges of merges", mergeBomb(40), "more than 1000 merges (<<) in all"})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rs, err := ParseRules([]byte(tc.file))
@@ -142,6 +147,17 @@ func TestParseRulesRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mergeBomb is a rule file of n rules, each merging the one before twice:
+// expanded naively, the last holds 2^n merges.
+func mergeBomb(n int) string {
+	var b strings.Builder
+	b.WriteString("rules:\n  - &r0 {fault: reset}\n")
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, "  - &r%d {<<: [*r%d, *r%d]}\n", i, i-1, i-1)
+	}
+	return b.String()
 }
 
 // goType matches what a decoder's error says in Go's words: a Go type, a
