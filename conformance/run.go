@@ -253,6 +253,10 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	defer os.Remove(f.Name())
+	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600; a report is for others to read
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	w := bufio.NewWriter(f)
 	if err := write(w); err != nil {
 		f.Close()

@@ -34,6 +34,10 @@ func parseConform(e *env, args []string) (conformArgs, int) {
 	fs.BoolVar(&a.opts.Verbose, "v", false, "report every rule as it runs, not only failures")
 	fs.BoolVar(&a.list, "list", false, "print the rule catalogue (Markdown, as in docs/conformance-rules.md) and exit")
 	// The environment first, so that the flags parsed next win.
+	if err := checkSchemes(conformance.EnvBaseURL, e.lookupEnv(conformance.EnvBaseURL),
+		conformance.EnvTransactionsURL, e.lookupEnv(conformance.EnvTransactionsURL)); err != nil {
+		return a, usageError(e.stderr, fs, "%v", err)
+	}
 	if err := a.cfg.ApplyEnv(e.lookupEnv); err != nil {
 		return a, usageError(e.stderr, fs, "%v", err)
 	}
@@ -48,6 +52,9 @@ func parseConform(e *env, args []string) (conformArgs, int) {
 	}
 	if a.list {
 		return a, -1
+	}
+	if err := checkSchemes("--base-url", a.cfg.BaseURL, "--transactions-url", a.cfg.TransactionsURL); err != nil {
+		return a, usageError(e.stderr, fs, "%v", err)
 	}
 	if err := a.cfg.Validate(); err != nil {
 		return a, usageError(e.stderr, fs, "%v", err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,9 +23,9 @@ func TestConformUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"no base URL", []string{"conform"}, "--base-url is required"},
-		{"relative base URL", []string{"conform", "--base-url", "localhost:8080"}, "absolute http or https URL"},
+		{"relative base URL", []string{"conform", "--base-url", "localhost:8080"}, "has no scheme; use http://localhost:8080"},
 		{"bad label filter", []string{"conform", "--base-url", "http://127.0.0.1:1", "--label-filter", "((games"}, "label filter"},
-		{"unknown flag", []string{"conform", "--nope"}, "flag provided but not defined"},
+		{"unknown flag", []string{"conform", "--nope"}, "unknown flag --nope"},
 		{"stray argument", []string{"conform", "--base-url", "http://127.0.0.1:1", "extra"}, "unexpected argument"},
 	}
 	for _, tc := range tests {
@@ -177,5 +178,39 @@ func TestTrafficLine(t *testing.T) {
 	want := "traffic: 412 requests (at most 10/s), 3 retries after 429/503, 2.5s waiting before retries, 1 refused (first: https://n/x)"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestConformReportsAreReadable: the reports harness conform writes are
+// mode 0644, for CI to publish and others to read, not the 0600 of the
+// temporary file the HTML and JUnit reports are written through. It runs
+// the binary (Ginkgo runs one suite per process) under umask 022.
+func TestConformReportsAreReadable(t *testing.T) {
+	bin := mustHarnessBinary(t)
+	mock := mustSharedMock(t)
+	dir := t.TempDir()
+	reports := map[string]string{
+		"--junit":       filepath.Join(dir, "junit.xml"),
+		"--html-report": filepath.Join(dir, "report.html"),
+		"--json-report": filepath.Join(dir, "report.json"),
+	}
+	args := []string{"conform", "--base-url", mock, "--label-filter", "PARAM-PAG-003"}
+	for flag, path := range reports {
+		args = append(args, flag, path)
+	}
+	script := `umask 022 && exec "$0" "$@"`
+	out, err := exec.Command("sh", append([]string{"-c", script, bin}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("harness %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	for flag, path := range reports {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Errorf("%s: %v", flag, err)
+			continue
+		}
+		if mode := st.Mode().Perm(); mode != 0o644 {
+			t.Errorf("%s %s: mode %04o, want 0644", flag, filepath.Base(path), mode)
+		}
 	}
 }

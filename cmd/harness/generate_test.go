@@ -60,11 +60,11 @@ func TestGenerateRefusesBadFlags(t *testing.T) {
 		{"no out", []string{"generate"}, "--out is required"},
 		{"scale too small", []string{"generate", "--out", dir, "--scale", "0"}, "--scale must be between"},
 		{"scale too large", []string{"generate", "--out", dir, "--scale", "5000"}, "--scale must be between"},
-		{"scale not a number", []string{"generate", "--out", dir, "--scale", "big"}, "invalid value"},
+		{"scale not a number", []string{"generate", "--out", dir, "--scale", "big"}, `--scale: "big" is not a number`},
 		{"unknown format", []string{"generate", "--out", dir, "--format", "xml"}, "--format must be"},
 		{"negative workers", []string{"generate", "--out", dir, "--workers", "-1"}, "--workers must not be negative"},
 		{"stray argument", []string{"generate", "--out", dir, "extra"}, "unexpected argument"},
-		{"unknown flag", []string{"generate", "--colour"}, "flag provided but not defined"},
+		{"unknown flag", []string{"generate", "--colour"}, "unknown flag --colour"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,7 +16,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/chaindata/harness/internal/suggest"
 )
 
 // command is one subcommand of the binary.
@@ -86,8 +89,42 @@ func run(ctx context.Context, e *env, args []string) int {
 			return c.run(ctx, e, args[1:])
 		}
 	}
-	fmt.Fprintf(e.stderr, "harness: unknown command %q (run \"harness help\")\n", args[0])
+	return unknownCommand(e.stderr, args[0])
+}
+
+// commandSynonyms are names people reach for (from other tools) and the
+// command that does it.
+var commandSynonyms = map[string]string{
+	"server": "serve", "start": "serve", "run": "serve", "mock": "serve",
+	"check": "validate", "lint": "validate",
+	"test": "conform", "conformance": "conform", "suite": "conform",
+	"schema": "schemas", "openapi": "schemas", "spec": "schemas",
+	"fixtures": "generate", "forward": "proxy",
+}
+
+// unknownCommand says, in two lines, that name is no command, which one
+// was probably meant, and where to see them all; it returns exitUsage.
+func unknownCommand(w io.Writer, name string) int {
+	if strings.HasPrefix(name, "-") {
+		fmt.Fprintf(w, "harness: %s is not a command; flags come after the command, as in \"harness serve %s\"\n", name, name)
+	} else {
+		fmt.Fprintf(w, "harness: unknown command %q%s\n", name, suggest.Phrase(nearestCommands(name), func(s string) string { return s }))
+	}
+	fmt.Fprintln(w, `Run "harness help" to see all commands.`)
 	return exitUsage
+}
+
+// nearestCommands returns the commands a mistyped name most likely meant:
+// its synonym (commandSynonyms), else the nearest by edit distance.
+func nearestCommands(name string) []string {
+	if c, ok := commandSynonyms[strings.ToLower(name)]; ok {
+		return []string{c}
+	}
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return suggest.Nearest(name, names, 2)
 }
 
 func usage(w io.Writer) {

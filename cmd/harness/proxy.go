@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -57,6 +56,12 @@ func parseProxy(e *env, args []string) (proxyArgs, int) {
 	if *upstream == "" {
 		return a, usageError(e.stderr, fs, "--upstream is required")
 	}
+	if err := checkAddr("--listen", a.listen); err != nil {
+		return a, usageError(e.stderr, fs, "%v", err)
+	}
+	if err := checkSchemes("--upstream", *upstream); err != nil {
+		return a, usageError(e.stderr, fs, "%v", err)
+	}
 	u, err := url.Parse(*upstream)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
 		return a, usageError(e.stderr, fs, "--upstream: want an absolute http or https URL without query, got %q", *upstream)
@@ -100,7 +105,7 @@ func runProxy(ctx context.Context, e *env, args []string) int {
 	}
 	p := proxy.New(a.cfg)
 	u := a.cfg.Upstream
-	ln, err := net.Listen("tcp", a.listen)
+	ln, err := listen("--listen", a.listen)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "harness proxy: %v\n", err)
 		return exitFailure

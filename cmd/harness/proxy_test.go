@@ -65,7 +65,8 @@ func TestProxyUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"no upstream", []string{"proxy"}, "--upstream is required"},
-		{"relative upstream", []string{"proxy", "--upstream", "127.0.0.1:8080"}, "absolute http or https URL"},
+		{"upstream without a scheme", []string{"proxy", "--upstream", "127.0.0.1:8080"}, "has no scheme; use http://127.0.0.1:8080"},
+		{"upstream not http", []string{"proxy", "--upstream", "ftp://127.0.0.1:8080"}, "absolute http or https URL"},
 		{"zero body cap", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--max-body-bytes", "0"}, "--max-body-bytes"},
 		{"bad log format", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--log-format", "xml"}, "--log-format"},
 		{"stray argument", []string{"proxy", "--upstream", "http://127.0.0.1:1", "extra"}, "unexpected argument"},
@@ -75,7 +76,7 @@ func TestProxyUsageErrors(t *testing.T) {
 		{"sample above 1", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-sample", "1.01"}, "--check-sample must be above 0 and at most 1, got 1.01"},
 		{"NaN sample", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-sample", "NaN"}, "--check-sample must be above 0 and at most 1, got NaN"},
 		{"infinite sample", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-sample", "+Inf"}, "--check-sample must be above 0 and at most 1, got +Inf"},
-		{"sample not a number", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-sample", "half"}, "invalid value \"half\" for flag -check-sample"},
+		{"sample not a number", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-sample", "half"}, `--check-sample: "half" is not a number`},
 		{"no checkers", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--checkers", "0"}, "--checkers must be at least 1, got 0"},
 		{"negative checkers", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--checkers", "-2"}, "--checkers must be at least 1, got -2"},
 		{"no queue", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--check-queue", "0"}, "--check-queue must be at least 1, got 0"},

@@ -74,6 +74,9 @@ func parseRecord(e *env, args []string) (recordArgs, int) {
 	case *timeout <= 0:
 		return a, usageError(e.stderr, fs, "--timeout must be positive")
 	}
+	if err := checkSchemes("--from", opts.From, "--transactions-url", opts.TransactionsURL); err != nil {
+		return a, usageError(e.stderr, fs, "%v", err)
+	}
 	for _, l := range strings.Split(*listings, ",") {
 		if l = strings.TrimSpace(l); l != "" {
 			opts.Listings = append(opts.Listings, l)

@@ -202,7 +202,8 @@ func TestRecordUsageErrors(t *testing.T) {
 	}{
 		{"no from", []string{"record", "--out", "x"}, "--from is required"},
 		{"no out", []string{"record", "--from", "http://127.0.0.1:1"}, "--out is required"},
-		{"relative from", []string{"record", "--from", "127.0.0.1:1", "--out", "x"}, "absolute http or https URL"},
+		{"from without a scheme", []string{"record", "--from", "127.0.0.1:1", "--out", "x"}, "has no scheme; use http://127.0.0.1:1"},
+		{"from not http", []string{"record", "--from", "ftp://127.0.0.1:1", "--out", "x"}, "absolute http or https URL"},
 		{"unknown listing", []string{"record", "--from", "http://127.0.0.1:1", "--out", "x", "--listings", "orders"}, "unknown listing"},
 		{"negative max pages", []string{"record", "--from", "http://127.0.0.1:1", "--out", "x", "--max-pages", "-1"}, "--max-pages"},
 		{"zero page size", []string{"record", "--from", "http://127.0.0.1:1", "--out", "x", "--page-size", "0"}, "--page-size"},

@@ -4,9 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/chaindata/harness/internal/suggest"
 	"github.com/chaindata/harness/schemas"
 )
 
@@ -43,6 +46,9 @@ func runSchemas(_ context.Context, e *env, args []string) int {
 // a standalone draft-07 schema with every definition it needs bundled. An
 // unknown name is a usage error.
 func printSchema(e *env, fs *flag.FlagSet, arg string) int {
+	if !knownSchema(arg) {
+		return unknownSchema(e.stderr, fs.Name()+": ", arg, true)
+	}
 	var data []byte
 	var err error
 	if strings.HasSuffix(arg, ".json") {
@@ -51,10 +57,33 @@ func printSchema(e *env, fs *flag.FlagSet, arg string) int {
 		data, err = schemas.Standalone(arg)
 	}
 	if err != nil {
-		return usageError(e.stderr, fs, "%v (run \"harness schemas\" for the list)", err)
+		fmt.Fprintf(e.stderr, "%s: %v\n", fs.Name(), err)
+		return exitFailure
 	}
 	e.stdout.Write(data)
 	return exitOK
+}
+
+// knownSchema reports whether name is a definition, or NAME.json a
+// schema file.
+func knownSchema(name string) bool {
+	if strings.HasSuffix(name, ".json") {
+		return slices.Contains(schemas.Files(), name)
+	}
+	return slices.Contains(schemas.Names(), name)
+}
+
+// unknownSchema says, in two lines after prefix, that name is no schema
+// (no schema file, for NAME.json when files are taken), which ones were
+// probably meant, and how to list them all; it returns exitUsage.
+func unknownSchema(w io.Writer, prefix, name string, files bool) int {
+	what, known := "schema named", schemas.Names()
+	if files && strings.HasSuffix(name, ".json") {
+		what, known = "schema file", schemas.Files()
+	}
+	fmt.Fprintf(w, "%sno %s %q%s\n", prefix, what, name, suggest.Phrase(suggest.Nearest(name, known, 3), func(s string) string { return s }))
+	fmt.Fprintln(w, `Run "harness schemas" to see all (--long with their files).`)
+	return exitUsage
 }
 
 // printDocument writes a document built from every schema; its flag takes

@@ -109,7 +109,7 @@ func TestSchemasRejectsUnknownNames(t *testing.T) {
 		{"--bundle with --long", []string{"--bundle", "--long"}, exitUsage, "--bundle takes no other flag or argument"},
 		{"--bundle with --openapi", []string{"--bundle", "--openapi"}, exitUsage, "give one"},
 		{"two names", []string{"Transaction", "Command"}, exitUsage, "at most one schema name"},
-		{"unknown flag", []string{"--all"}, exitUsage, "flag provided but not defined"},
+		{"unknown flag", []string{"--all"}, exitUsage, "unknown flag --all"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path"
@@ -50,6 +49,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	if fs.NArg() > 0 {
 		return usageError(e.stderr, fs, "unexpected argument %q", fs.Arg(0))
+	}
+	if err := checkAddr("--addr", *addr); err != nil {
+		return usageError(e.stderr, fs, "%v", err)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -126,6 +128,15 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 
+	// The address is bound before the world is built, so that one in use
+	// is reported at once, not after seconds of building.
+	ln, err := listen("--addr", *addr)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
+		return exitFailure
+	}
+	defer ln.Close() // when serve stops before serving; Serve closes it too
+
 	// The world is built in a goroutine, so that a signal stops the wait:
 	// the build itself cannot be interrupted, and the process exits
 	// without it.
@@ -157,11 +168,6 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	counts := store.Counts()
 
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
-		return exitFailure
-	}
 	srv := mockserver.New(cfg, store).HTTPServer()
 	fmt.Fprintf(e.stdout, "serving %s on http://%s\n", describeSource(*data, *seed, *scale), ln.Addr())
 	fmt.Fprintf(e.stdout, "  games %d, snapshots %d, key rotations %d, network parameters %d, transactions %d (ready in %v)\n",

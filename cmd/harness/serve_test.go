@@ -90,7 +90,7 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		{"zero page size", []string{"serve", "--max-page-size", "0"}, "page sizes must be positive"},
 		{"default above max", []string{"serve", "--default-page-size", "6000"}, "is above --max-page-size"},
 		{"bad log format", []string{"serve", "--log-format", "xml"}, "--log-format must be"},
-		{"latency not a duration", []string{"serve", "--latency", "soon"}, "invalid value"},
+		{"latency not a duration", []string{"serve", "--latency", "soon"}, `--latency: "soon" is not a duration`},
 		{"an unknown clock", []string{"serve", "--clock", "sundial"}, "--clock must be wall or manual"},
 		{"a negative block interval", []string{"serve", "--block-interval", "-1s"}, "--block-interval must not be negative"},
 		{"manual clock with an interval", []string{"serve", "--clock", "manual", "--block-interval", "1s"}, "drop --block-interval"},

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/chaindata/harness/schemas"
@@ -24,6 +25,9 @@ func runValidate(_ context.Context, e *env, args []string) int {
 	}
 	if *name == "" {
 		return usageError(e.stderr, fs, "--schema is required")
+	}
+	if !slices.Contains(schemas.Names(), *name) {
+		return unknownSchema(e.stderr, fs.Name()+": --schema "+*name+": ", *name, false)
 	}
 	profile, err := schemas.ParseProfile(*profileName)
 	if err != nil {

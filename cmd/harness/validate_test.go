@@ -142,11 +142,11 @@ func TestValidateUsageErrors(t *testing.T) {
 		{"empty schema", []string{"--schema", "", file}, "--schema is required"},
 		{"unknown schema", []string{"--schema", "NetworkParam", file}, `no schema named "NetworkParam"`},
 		{"no files", []string{"--schema", "NetworkParameter"}, "no input files"},
-		{"unknown flag", []string{"--schema", "NetworkParameter", "--strict", file}, "flag provided but not defined"},
-		{"schema without value", []string{"--schema"}, "flag needs an argument"},
+		{"unknown flag", []string{"--schema", "NetworkParameter", "--strict", file}, "unknown flag --strict"},
+		{"schema without value", []string{"--schema"}, "--schema needs a value"},
 		{"unknown profile", []string{"--schema", "NetworkParameter", "--profile", "strict", file}, `--profile: unknown profile "strict" (want reference or spec)`},
 		{"empty profile", []string{"--schema", "NetworkParameter", "--profile=", file}, `--profile: unknown profile ""`},
-		{"profile without value", []string{"--schema", "NetworkParameter", "--profile"}, "flag needs an argument"},
+		{"profile without value", []string{"--schema", "NetworkParameter", "--profile"}, "--profile needs a value"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,16 +2,12 @@ package faults
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"path"
 	"slices"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/chaindata/harness/generators"
 	"github.com/chaindata/harness/internal/quote"
@@ -151,35 +147,21 @@ type fileRule struct {
 }
 
 // ParseRules reads a rule file: JSON when it starts with "{", else YAML.
-// Unknown fields are errors, as is a count or probability given as 0.
+// Unknown fields are errors, as is a count or probability given as 0. An
+// error names the line of the mistake and what shape is wanted.
 func ParseRules(data []byte) (*RuleSet, error) {
-	var file struct {
-		Rules *[]fileRule `json:"rules" yaml:"rules"`
-	}
+	var file []fileRule
+	var err error
 	if trimmed := bytes.TrimSpace(data); bytes.HasPrefix(trimmed, []byte("{")) {
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&file); err != nil {
-			return nil, fmt.Errorf("fault rules (JSON): %w", err)
-		}
-		if _, err := dec.Token(); err != io.EOF {
-			return nil, errors.New("fault rules (JSON): more after the object")
-		}
+		file, err = parseJSONFile(data)
 	} else {
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err := dec.Decode(&file); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, errors.New("fault rules: empty; want an object with rules")
-			}
-			return nil, fmt.Errorf("fault rules (YAML): %w", err)
-		}
+		file, err = parseYAMLFile(data)
 	}
-	if file.Rules == nil {
-		return nil, errors.New(`fault rules: no "rules" list (it may be empty: rules: [])`)
+	if err != nil {
+		return nil, err
 	}
-	rules := make([]Rule, len(*file.Rules))
-	for i, fr := range *file.Rules {
+	rules := make([]Rule, len(file))
+	for i, fr := range file {
 		r := Rule{Name: fr.Name, Listing: fr.Listing, Path: fr.Path, Fault: fr.Fault}
 		for _, c := range []struct {
 			name string
