@@ -283,10 +283,10 @@ func TestServeFaultFlags(t *testing.T) {
 	}
 }
 
-// TestServeNoControl checks --no-control leaves /harness/ to the API's 404.
+// TestServeNoControl checks --no-control leaves /harness/ to the API's 404,
+// and that the banner says what it leaves: no word of POST /harness/advance.
 func TestServeNoControl(t *testing.T) {
-	base, stop := startServe(t, "--scale", "0.05", "--no-control")
-	defer stop()
+	base, stop := startListener(t, "serve", "--addr", "--scale", "0.05", "--no-control")
 	resp, err := http.Get(base + "/harness/status")
 	if err != nil {
 		t.Fatal(err)
@@ -294,5 +294,17 @@ func TestServeNoControl(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("/harness/status with --no-control: status %d, want 404", resp.StatusCode)
+	}
+	code, out := stop()
+	if code != exitOK {
+		t.Errorf("exit %d", code)
+	}
+	for _, want := range []string{"the world does not grow", "control API: off (--no-control)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("serve --no-control printed %q, which does not say %q", out, want)
+		}
+	}
+	if strings.Contains(out, "/harness/") {
+		t.Errorf("serve --no-control printed %q, naming the control API it turned off", out)
 	}
 }
