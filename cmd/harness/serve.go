@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -32,7 +33,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.IntVar(&cfg.TxMaxPageSize, "tx-max-page-size", 5000, "largest count the transaction listing accepts")
 	fs.BoolVar(&cfg.Strict, "strict", false, "reject requests the real node tolerates: first with last, first with before, last with after, epochFrom above epochTo")
 	fs.StringVar(&cfg.TransactionsPrefix, "transactions-prefix", "", "also serve the transaction listing under this path prefix (it is always at /transactions and /rest/transactions)")
-	faultsFile := fs.String("faults", "", "fault rules (YAML or JSON) in force from the start: which requests fail, and how")
+	faultsFile := fs.String("faults", "", "fault rules (YAML or JSON, at most 1 MiB) in force from the start: which requests fail, and how")
 	fs.DurationVar(&cfg.Latency, "latency", 0, "latency added to every request, such as 50ms (a shorthand for a rule)")
 	fs.Float64Var(&cfg.FailRate, "fail-rate", 0, "fraction of requests answered with an injected 500, 0 to 1 (a shorthand for a rule)")
 	fs.Int64Var(&cfg.FaultSeed, "fault-seed", 1, "seed of the choice of failing requests and of the latencies drawn")
@@ -108,7 +109,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		genesis = t
 	}
 	if *faultsFile != "" {
-		raw, err := os.ReadFile(*faultsFile)
+		raw, err := readCapped(*faultsFile, mockserver.MaxFaultsBytes)
+		if errors.Is(err, errTooLarge) {
+			return usageError(e.stderr, fs, "--faults: %v, the largest rule file taken here as by POST /harness/faults", err)
+		}
 		if err != nil {
 			return usageError(e.stderr, fs, "--faults: %v", err)
 		}
@@ -289,6 +293,33 @@ func refuseUnfit(e *env, data string, seed int64, scale float64, seedSet bool) i
 		"  harness serve --data DIR\n",
 		scale, formatBytes(need), formatBytes(have), seedFlag, scale)
 	return exitUsage
+}
+
+// errTooLarge is the error of a file above its size limit.
+var errTooLarge = errors.New("above the limit")
+
+// readCapped reads the file name, of at most limit bytes. It reads no more
+// than limit+1 bytes of it, so that a larger file (or an endless one, such
+// as /dev/zero) is refused, with errTooLarge, before it takes the memory
+// of its size.
+func readCapped(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if int64(len(data)) > limit {
+		size := ""
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			size = fmt.Sprintf("%d bytes, ", st.Size())
+		}
+		return nil, fmt.Errorf("%s is %s%w of %d bytes (%s)", name, size, errTooLarge, limit, formatBytes(uint64(limit)))
+	}
+	return data, nil
 }
 
 // banner returns the lines serve prints, after the counts, about what adds
