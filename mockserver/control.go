@@ -25,17 +25,18 @@ import (
 //	POST /harness/reset
 //
 // Every answer is the status, as JSON; bad input is a 400 with the API's
-// error body.
+// error body. Writes from other web origins are refused, and a token may be
+// required of every request: see guardControl (controlguard.go).
 
 // ControlPrefix is the path the control API lives under.
 const ControlPrefix = "/harness/"
 
-// Limits of one control request: the blocks one advance adds, and the size
-// of a rule file.
-const (
-	maxAdvanceBlocks = 1_000_000
-	maxFaultsBody    = 1 << 20
-)
+// maxAdvanceBlocks is the most blocks one advance adds.
+const maxAdvanceBlocks = 1_000_000
+
+// MaxFaultsBytes is the largest rule file taken, by POST /harness/faults as
+// by harness serve --faults.
+const MaxFaultsBytes = 1 << 20
 
 // ErrNoChain is returned when asked to grow a world that has no live chain
 // (fixtures, or a server configured without one).
@@ -138,7 +139,8 @@ func (s *Server) Reset() {
 	s.faults.Reset()
 }
 
-// withControl serves the control API under /harness/ and api elsewhere.
+// withControl serves the control API under /harness/, behind its guard, and
+// api elsewhere.
 func (s *Server) withControl(api http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	routes := []struct {
@@ -155,14 +157,19 @@ func (s *Server) withControl(api http.Handler) http.Handler {
 		mux.HandleFunc(rt.path, func(w http.ResponseWriter, _ *http.Request) { writeError(w, errMethodNotAllowed) })
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) })
-	control := exactPaths(mux)
+	control := guardControl(exactPaths(mux), s.cfg.ControlToken)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/harness" || strings.HasPrefix(r.URL.Path, ControlPrefix) {
+		if isControlPath(r.URL.Path) {
 			control.ServeHTTP(w, r)
 			return
 		}
 		api.ServeHTTP(w, r)
 	})
+}
+
+// isControlPath reports whether a path is the control API's.
+func isControlPath(p string) bool {
+	return p == "/harness" || strings.HasPrefix(p, ControlPrefix)
 }
 
 func (s *Server) writeStatus(w http.ResponseWriter) {
@@ -251,9 +258,9 @@ func (s *Server) handleFaults(w http.ResponseWriter, r *http.Request) {
 		writeError(w, invalidArgument("invalid fault rules", "faults takes its rules in the body, not parameters: got "+quote.Value(r.URL.RawQuery)))
 		return
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxFaultsBody))
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxFaultsBytes))
 	if err != nil {
-		writeError(w, invalidArgument("invalid fault rules", fmt.Sprintf("reading the body: %v (at most %d bytes)", err, maxFaultsBody)))
+		writeError(w, invalidArgument("invalid fault rules", fmt.Sprintf("reading the body: %v (at most %d bytes)", err, MaxFaultsBytes)))
 		return
 	}
 	rs, err := faults.ParseRules(data)

@@ -32,8 +32,21 @@ func control(t *testing.T, s *testServer, method, path, query, body string) Stat
 	return st
 }
 
-// controlRaw sends one request with a body and returns the answer unchecked.
+// controlRaw sends one request with a body (labelled YAML, as a client of
+// the control API labels it) and returns the answer unchecked.
 func controlRaw(t *testing.T, s *testServer, method, path, query, body string) *response {
+	t.Helper()
+	hdr := http.Header{}
+	if body != "" {
+		hdr.Set("Content-Type", "application/yaml")
+	}
+	return controlHeader(t, s, method, path, query, body, hdr)
+}
+
+// controlHeader sends one request with a body and exactly the headers hdr
+// (a Host header among them sets the request's Host) and returns the answer
+// unchecked.
+func controlHeader(t *testing.T, s *testServer, method, path, query, body string, hdr http.Header) *response {
 	t.Helper()
 	u := s.url + path
 	if query != "" {
@@ -42,6 +55,20 @@ func controlRaw(t *testing.T, s *testServer, method, path, query, body string) *
 	req, err := http.NewRequest(method, u, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	curl := fmt.Sprintf("curl -X %s '%s'", method, u)
+	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v[0]
+		} else {
+			req.Header[k] = v
+		}
+		for _, x := range v {
+			curl += fmt.Sprintf(" -H '%s: %s'", k, x)
+		}
+	}
+	if body != "" {
+		curl += fmt.Sprintf(" --data-binary %q", clip(body, 80))
 	}
 	res, err := s.client.Do(req)
 	if err != nil {
@@ -52,7 +79,7 @@ func controlRaw(t *testing.T, s *testServer, method, path, query, body string) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &response{req: fmt.Sprintf("curl -X %s '%s' --data-binary %q", method, u, clip(body, 80)), status: res.StatusCode, header: res.Header, body: b}
+	return &response{req: curl, status: res.StatusCode, header: res.Header, body: b}
 }
 
 // TestControlAPI goes through the control API's operations in turn, checking

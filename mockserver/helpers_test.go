@@ -283,13 +283,13 @@ func schemaOfPath(path string) string {
 }
 
 // statusOfCode is the gateway's mapping of the gRPC codes the API uses.
-var statusOfCode = map[int32]int{3: 400, 5: 404, 12: 501, 13: 500}
+var statusOfCode = map[int32]int{3: 400, 5: 404, 7: 403, 12: 501, 13: 500, 16: 401}
 
 func checkErrorMapping(t testing.TB, r *response) {
 	t.Helper()
 	e := r.apiError(t)
 	if want, ok := statusOfCode[e.Code]; !ok || want != r.status {
-		t.Errorf("%s: HTTP status %d with gRPC code %d; the gateway maps 3->400, 5->404, 12->501, 13->500", r, r.status, e.Code)
+		t.Errorf("%s: HTTP status %d with gRPC code %d; the gateway maps 3->400, 5->404, 7->403, 12->501, 13->500, 16->401", r, r.status, e.Code)
 	}
 	for i, d := range e.Details {
 		if d.Type != errorDetailType {

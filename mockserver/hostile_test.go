@@ -94,10 +94,13 @@ func TestEchoedValuesAreBounded(t *testing.T) {
 					method = http.MethodGet
 				}
 				value := long
-				var hdr http.Header
+				hdr := http.Header{}
+				if tc.body != "" {
+					hdr.Set("Content-Type", "application/json")
+				}
 				if tc.header != "" {
 					value = long[:900]
-					hdr = http.Header{faults.Header: {strings.ReplaceAll(tc.header, "V", value)}}
+					hdr.Set(faults.Header, strings.ReplaceAll(tc.header, "V", value))
 				}
 				r := s.fetchBody(t, method, tc.path, strings.ReplaceAll(tc.query, "V", value), strings.ReplaceAll(tc.body, "V", value), hdr)
 				if r.status != http.StatusBadRequest {
@@ -504,7 +507,7 @@ func TestReadersGetWholeAnswers(t *testing.T) {
 		<-results
 		time.Sleep(3 * base) // the first answer's deadline passes
 		rules := `{"rules":[]}`
-		fmt.Fprintf(conn, "POST /harness/faults HTTP/1.1\r\nHost: %s\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", u.Host, len(rules))
+		fmt.Fprintf(conn, "POST /harness/faults HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", u.Host, len(rules))
 		if resp := read("the 100 Continue"); resp.StatusCode != http.StatusContinue {
 			t.Fatalf("status %d, want 100 Continue", resp.StatusCode)
 		}

@@ -82,9 +82,15 @@ var (
 	corsExpose = []string{"X-Block-Height, X-Block-Timestamp, Retry-After"}
 )
 
-// cors lets browser clients call the API from any origin.
-func cors(next http.Handler) http.Handler {
+// cors lets browser clients call the API from any origin. With control set,
+// the control API's paths get no CORS headers, preflights included: no page
+// of another origin may read its answers or send it what needs a preflight.
+func cors(next http.Handler, control bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if control && isControlPath(r.URL.Path) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		h := w.Header()
 		h["Access-Control-Allow-Origin"] = corsOrigin
 		h["Access-Control-Expose-Headers"] = corsExpose

@@ -57,8 +57,14 @@ type Config struct {
 	// New.
 	Chain *Chain
 	// Control serves the control API under /harness/ (control.go). A
-	// TransactionsPrefix under /harness is then hidden behind it.
+	// TransactionsPrefix under /harness is then hidden behind it. Its
+	// answers carry no CORS headers, and it refuses writes other web
+	// origins may have sent (controlguard.go).
 	Control bool
+	// ControlToken, when set, is the bearer token every control API
+	// request must carry (Authorization: Bearer <token>); a request without
+	// it is a 401.
+	ControlToken string
 	// Logger receives one line per request; nil logs nothing (and costs
 	// nothing).
 	Logger *slog.Logger
@@ -176,7 +182,7 @@ func New(cfg Config, store *Store) *Server {
 		h = s.withControl(h)
 	}
 	h = limitHeaders(h, s.cfg.MaxHeaderBytes)
-	h = cors(h)
+	h = cors(h, s.cfg.Control)
 	if s.cfg.Logger != nil {
 		h = s.logRequests(h)
 	}

@@ -247,3 +247,25 @@ func TestProxyHeaderLimit(t *testing.T) {
 		t.Errorf("status %d, body %.200s; want 431 with the error body", res.StatusCode, body)
 	}
 }
+
+// TestProxyForwardsWhatItCannotParse checks harness proxy hands the mock a
+// query it cannot parse as sent, and the client the mock's 400, not a 200
+// to the query stripped of its bad part.
+func TestProxyForwardsWhatItCannotParse(t *testing.T) {
+	base, stopServe := startServe(t, "--scale", "0.05")
+	defer stopServe()
+	px, stop := startProxyCmd(t, "--upstream", base)
+	defer stop()
+	for _, q := range []string{"/transactions?%zz", "/transactions?first=2&%zz", "/api/v2/snapshots?pagination.first=1;x", "/transactions?first=2"} {
+		t.Run(q, func(t *testing.T) {
+			ws, want := fetchBody(t, base+q)
+			gs, got := fetchBody(t, px+q)
+			if gs != ws || !bytes.Equal(got, want) {
+				t.Errorf("through the proxy %d %.200s; the mock answers %d %.200s", gs, got, ws, want)
+			}
+			if strings.Contains(q, "%zz") && ws != http.StatusBadRequest {
+				t.Errorf("the mock answers %d, want 400: the test tests less than it says", ws)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -31,7 +32,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.IntVar(&cfg.TxMaxPageSize, "tx-max-page-size", 5000, "largest count the transaction listing accepts")
 	fs.BoolVar(&cfg.Strict, "strict", false, "reject requests the real node tolerates: first with last, first with before, last with after, epochFrom above epochTo")
 	fs.StringVar(&cfg.TransactionsPrefix, "transactions-prefix", "", "also serve the transaction listing under this path prefix (it is always at /transactions and /rest/transactions)")
-	faultsFile := fs.String("faults", "", "fault rules (YAML or JSON) in force from the start: which requests fail, and how")
+	faultsFile := fs.String("faults", "", "fault rules (YAML or JSON, at most 1 MiB) in force from the start: which requests fail, and how")
 	fs.DurationVar(&cfg.Latency, "latency", 0, "latency added to every request, such as 50ms (a shorthand for a rule)")
 	fs.Float64Var(&cfg.FailRate, "fail-rate", 0, "fraction of requests answered with an injected 500, 0 to 1 (a shorthand for a rule)")
 	fs.Int64Var(&cfg.FaultSeed, "fault-seed", 1, "seed of the choice of failing requests and of the latencies drawn")
@@ -40,6 +41,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	genesisTime := fs.String("genesis-time", "", "with --block-interval, the instant (RFC 3339) the chain counts its blocks from; replicas with the same seed and genesis serve the same world (default: start-up)")
 	maxBlocks := fs.Int("max-blocks", 100_000, "the most blocks the live chain adds (0: no bound)")
 	noControl := fs.Bool("no-control", false, "do not serve the control API under /harness/")
+	fs.StringVar(&cfg.ControlToken, "control-token", "", "require the header Authorization: Bearer TOKEN on every control API request (for a mock reachable from other machines)")
 	logFormat := fs.String("log-format", "text", "request log format on standard error: text, json or none")
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", mockserver.DefaultWriteTimeout, "base of each answer's write deadline; a client that reads slower than --min-write-rate beyond it is dropped (0: no deadline)")
 	fs.IntVar(&cfg.MinWriteRate, "min-write-rate", mockserver.DefaultMinWriteRate, "bytes a second a client must read an answer at, beyond --write-timeout")
@@ -84,6 +86,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return usageError(e.stderr, fs, "--data serves fixtures, which cannot grow: drop --block-interval, --clock and --max-blocks")
 	case *noControl && *clock == "manual":
 		return usageError(e.stderr, fs, "--clock manual grows only through the control API, which --no-control turns off")
+	case *noControl && cfg.ControlToken != "":
+		return usageError(e.stderr, fs, "--control-token guards the control API, which --no-control turns off")
+	case !validToken(cfg.ControlToken):
+		return usageError(e.stderr, fs, "--control-token must be printable ASCII without spaces (it is sent as Authorization: Bearer TOKEN)")
 	case !*noControl && underControl(cfg.TransactionsPrefix):
 		return usageError(e.stderr, fs, "--transactions-prefix %q is under /harness/, the control API's path (add --no-control)", cfg.TransactionsPrefix)
 	case cfg.WriteTimeout < 0:
@@ -105,7 +111,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		genesis = t
 	}
 	if *faultsFile != "" {
-		raw, err := os.ReadFile(*faultsFile)
+		raw, err := readCapped(*faultsFile, mockserver.MaxFaultsBytes)
+		if errors.Is(err, errTooLarge) {
+			return usageError(e.stderr, fs, "--faults: %v, the largest rule file taken here as by POST /harness/faults", err)
+		}
 		if err != nil {
 			return usageError(e.stderr, fs, "--faults: %v", err)
 		}
@@ -174,14 +183,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		counts[generators.ListingGames], counts[generators.ListingSnapshots], counts[generators.ListingKeyRotations],
 		counts[generators.ListingNetworkParameters], counts[generators.ListingTransactions], time.Since(started).Round(time.Millisecond))
 
-	switch {
-	case cfg.Chain != nil && *blockInterval > 0:
-		fmt.Fprintf(e.stdout, "  live chain: a block every %v from %s (at most %s)\n", *blockInterval, genesis.UTC().Format(time.RFC3339), blocksBound(*maxBlocks))
-	case cfg.Chain != nil:
-		fmt.Fprintf(e.stdout, "  live chain: blocks come from POST /harness/advance (at most %s)\n", blocksBound(*maxBlocks))
-	}
-	if cfg.Control {
-		fmt.Fprintf(e.stdout, "  control API: http://%s/harness/status\n", ln.Addr())
+	for _, line := range banner(ln.Addr().String(), cfg, *blockInterval, genesis, *maxBlocks) {
+		fmt.Fprintln(e.stdout, "  "+line)
 	}
 	if n := cfg.Faults.Len(); n > 0 {
 		fmt.Fprintf(e.stdout, "  fault rules: %d from %s\n", n, *faultsFile)
@@ -296,6 +299,67 @@ func refuseUnfit(e *env, data string, seed int64, scale float64, seedSet bool) i
 		"  harness serve --data DIR\n",
 		scale, formatBytes(need), formatBytes(have), seedFlag, scale)
 	return exitUsage
+}
+
+// errTooLarge is the error of a file above its size limit.
+var errTooLarge = errors.New("above the limit")
+
+// readCapped reads the file name, of at most limit bytes. It reads no more
+// than limit+1 bytes of it, so that a larger file (or an endless one, such
+// as /dev/zero) is refused, with errTooLarge, before it takes the memory
+// of its size.
+func readCapped(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if int64(len(data)) > limit {
+		size := ""
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			size = fmt.Sprintf("%d bytes, ", st.Size())
+		}
+		return nil, fmt.Errorf("%s is %s%w of %d bytes (%s)", name, size, errTooLarge, limit, formatBytes(uint64(limit)))
+	}
+	return data, nil
+}
+
+// banner returns the lines serve prints, after the counts, about what adds
+// blocks and about the control API at addr: what --no-control leaves too.
+func banner(addr string, cfg mockserver.Config, interval time.Duration, genesis time.Time, maxBlocks int) []string {
+	var lines []string
+	switch {
+	case cfg.Chain != nil && interval > 0:
+		lines = append(lines, fmt.Sprintf("live chain: a block every %v from %s (at most %s)", interval, genesis.UTC().Format(time.RFC3339), blocksBound(maxBlocks)))
+	case cfg.Chain != nil && cfg.Control:
+		lines = append(lines, fmt.Sprintf("live chain: blocks come from POST /harness/advance (at most %s)", blocksBound(maxBlocks)))
+	case cfg.Chain != nil:
+		lines = append(lines, "the world does not grow: no --block-interval, and --no-control leaves nothing to add blocks")
+	}
+	switch {
+	case !cfg.Control:
+		lines = append(lines, "control API: off (--no-control): the fault rules stay those given at start, and nothing resets the mock")
+	case cfg.ControlToken != "":
+		lines = append(lines, fmt.Sprintf("control API: http://%s/harness/status (every request needs Authorization: Bearer and the --control-token)", addr))
+	default:
+		lines = append(lines, fmt.Sprintf("control API: http://%s/harness/status", addr))
+	}
+	return lines
+}
+
+// validToken reports whether a control token can be sent as a bearer token:
+// printable ASCII, no spaces ("" is no token).
+func validToken(token string) bool {
+	for i := 0; i < len(token); i++ {
+		if token[i] <= ' ' || token[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // blocksBound says how many blocks the chain may add.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -283,10 +284,10 @@ func TestServeFaultFlags(t *testing.T) {
 	}
 }
 
-// TestServeNoControl checks --no-control leaves /harness/ to the API's 404.
+// TestServeNoControl checks --no-control leaves /harness/ to the API's 404,
+// and that the banner says what it leaves: no word of POST /harness/advance.
 func TestServeNoControl(t *testing.T) {
-	base, stop := startServe(t, "--scale", "0.05", "--no-control")
-	defer stop()
+	base, stop := startListener(t, "serve", "--addr", "--scale", "0.05", "--no-control")
 	resp, err := http.Get(base + "/harness/status")
 	if err != nil {
 		t.Fatal(err)
@@ -294,5 +295,114 @@ func TestServeNoControl(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("/harness/status with --no-control: status %d, want 404", resp.StatusCode)
+	}
+	code, out := stop()
+	if code != exitOK {
+		t.Errorf("exit %d", code)
+	}
+	for _, want := range []string{"the world does not grow", "control API: off (--no-control)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("serve --no-control printed %q, which does not say %q", out, want)
+		}
+	}
+	if strings.Contains(out, "/harness/") {
+		t.Errorf("serve --no-control printed %q, naming the control API it turned off", out)
+	}
+}
+
+// TestServeFaultsFileIsCapped checks serve --faults takes a rule file of up
+// to mockserver.MaxFaultsBytes, as POST /harness/faults does, and refuses a
+// larger one, or an endless one, with a usage error (exit 2) before it reads
+// it whole.
+func TestServeFaultsFileIsCapped(t *testing.T) {
+	const limit = mockserver.MaxFaultsBytes
+	dir := t.TempDir()
+	rules := "rules:\n  - name: padded\n    listing: snapshots\n    fault: status=503\n#"
+	file := func(name string, size int64) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(rules), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(p, size); err != nil { // sparse: 123 MB take no disk
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name string
+		path string
+		want string
+	}{
+		{"one byte over", file("over.yaml", limit+1), fmt.Sprintf("over.yaml is %d bytes, above the limit of %d bytes (1 MiB), the largest rule file taken here as by POST /harness/faults", limit+1, limit)},
+		{"the issue's 123 MB", file("huge.yaml", 123_000_000), "huge.yaml is 123000000 bytes, above the limit of 1048576 bytes (1 MiB)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			wantUsageError(t, []string{"serve", "--faults", tc.path}, tc.want)
+		})
+	}
+
+	t.Run("exactly the limit", func(t *testing.T) {
+		path := filepath.Join(dir, "limit.yaml") // the comment padded with x, not zeros
+		if err := os.WriteFile(path, []byte(rules+strings.Repeat("x", limit-len(rules))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		base, stop := startServe(t, "--scale", "0.05", "--faults", path)
+		defer stop()
+		var st mockserver.Status
+		if err := json.Unmarshal([]byte(get(t, base+"/harness/status")), &st); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Faults.Rules) != 1 || st.Faults.Rules[0].Name != "padded" {
+			t.Errorf("rules %+v, want the file's", st.Faults.Rules)
+		}
+	})
+}
+
+// TestReadCapped checks readCapped around its limit: up to it the file
+// whole, beyond it errTooLarge saying the size when the file has one.
+func TestReadCapped(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, size int) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, bytes.Repeat([]byte("x"), size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name    string
+		path    string
+		limit   int64
+		size    int    // of the data read, when no error
+		wantErr string // "" for none
+		tooBig  bool
+	}{
+		{"empty", write("empty", 0), 10, 0, "", false},
+		{"under", write("under", 9), 10, 9, "", false},
+		{"at the limit", write("at", 10), 10, 10, "", false},
+		{"one over", write("over", 11), 10, 0, "over is 11 bytes, above the limit of 10 bytes", true},
+		{"far over", write("far", 5000), 10, 0, "far is 5000 bytes, above the limit", true},
+		{"a pipe of more", fifo(t, filepath.Join(dir, "pipe"), 1<<20), 10, 0, "pipe is above the limit of 10 bytes (0 KiB)", true},
+		{"missing", filepath.Join(dir, "nothing"), 10, 0, "no such file", false},
+		{"a directory", dir, 10, 0, "reading " + dir, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.path == "" {
+				t.Skip("no named pipes here")
+			}
+			data, err := readCapped(tc.path, tc.limit)
+			if tc.wantErr == "" {
+				if err != nil || len(data) != tc.size {
+					t.Fatalf("%d bytes, %v; want %d bytes", len(data), err, tc.size)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || errors.Is(err, errTooLarge) != tc.tooBig {
+				t.Fatalf("error %v; want one saying %q (too large: %v)", err, tc.wantErr, tc.tooBig)
+			}
+		})
 	}
 }

@@ -3,8 +3,9 @@
 // response on its way back, so that a client's own traffic tests the
 // deployment.
 //
-// The client gets the upstream's status, headers and body byte for byte, as
-// they stream. For GET requests to the five listing paths the proxy keeps a
+// The upstream gets the request's query as the client sent it, even where it
+// does not parse (%zz, a semicolon), and the client gets the upstream's
+// status, headers and body byte for byte, as they stream. For GET requests to the five listing paths the proxy keeps a
 // copy of the body as it passes (up to Config.MaxBodyBytes; larger bodies
 // are counted as unchecked) and, once the client has the whole response,
 // hands it to a bounded pool of checkers (Config.Checkers, with a queue

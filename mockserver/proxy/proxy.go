@@ -203,6 +203,10 @@ func New(cfg Config) *Proxy {
 	upstream := cfg.Upstream
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
+			// ReverseProxy has dropped what it could not parse of the
+			// query (%zz, a semicolon) or re-encoded it (over 10,000
+			// parameters): the upstream gets it as sent, and judges it.
+			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
 			pr.SetURL(upstream)
 			pr.SetXForwarded()
 			for name, values := range cfg.Header {

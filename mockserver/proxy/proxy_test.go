@@ -804,3 +804,83 @@ func TestProxyHeaders(t *testing.T) {
 		t.Errorf("the log shows the header value:\n%s", logs)
 	}
 }
+
+// TestProxyForwardsUnparsableQueries sends queries that do not parse, or
+// that net/http/httputil would re-encode, through the proxy: the upstream
+// gets each exactly as sent, and the client the upstream's answer (a 400
+// from a fake upstream that refuses what it cannot parse, and from the
+// mock), not a 200 to a query stripped of its bad part.
+func TestProxyForwardsUnparsableQueries(t *testing.T) {
+	t.Parallel()
+	const refusal = `{"code":3,"message":"invalid query","details":[]}` + "\n"
+	var mu sync.Mutex
+	var got []string
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.URL.RawQuery)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, refusal)
+			return
+		}
+		io.WriteString(w, `{"transactions":[]}`+"\n")
+	}))
+	t.Cleanup(fake.Close)
+	viaFake, _ := startProxy(t, fake.URL, proxy.Config{})
+	mock := upstream(t, nil)
+	viaMock, _ := startProxy(t, mock.URL, proxy.Config{})
+
+	many := "b=2&" + strings.Repeat("a=1&", 10_001) + "c=3" // re-encoded, sorted, by ReverseProxy
+	tests := []struct {
+		name, path, query string
+		status            int
+	}{
+		{"a bad escape alone", "/transactions", "%zz", 400},
+		{"a bad escape after a good parameter", "/transactions", "first=5&%zz", 400},
+		{"a bad escape in a value", "/transactions", "first=%zz", 400},
+		{"a cut escape", "/transactions", "first=5%", 400},
+		{"a semicolon", "/transactions", "first=5;last=2", 400},
+		{"a bad escape, not a listing", "/other", "%zz", 400},
+		{"a bad escape by POST", "/transactions", "%zz", 400},
+		{"more parameters than net/url parses", "/transactions", many, 400},
+		{"a good query", "/transactions", "first=5&cmdTypes=Submit+Order", 200},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			mu.Lock()
+			got = nil
+			mu.Unlock()
+			method := http.MethodGet
+			if strings.Contains(tc.name, "POST") {
+				method = http.MethodPost
+			}
+			a := do(t, http.DefaultClient, method, viaFake.URL+tc.path+"?"+tc.query, nil)
+			mu.Lock()
+			defer mu.Unlock()
+			if len(got) != 1 || got[0] != tc.query {
+				t.Errorf("the upstream got the queries %.200q, want %.200q", got, tc.query)
+			}
+			want := refusal
+			if tc.status == 200 {
+				want = `{"transactions":[]}` + "\n"
+			}
+			if a.status != tc.status || string(a.body) != want {
+				t.Errorf("status %d, body %.200s; want the upstream's %d, %s", a.status, a.body, tc.status, want)
+			}
+		})
+	}
+
+	// The issue's case: the mock refuses %zz, and so does the proxy.
+	for _, q := range []string{"%zz", "first=5&%zz", "pagination.first=%zz"} {
+		for _, p := range []string{"/transactions", "/api/v2/games"} {
+			direct := get(t, mock.URL+p+"?"+q)
+			proxied := get(t, viaMock.URL+p+"?"+q)
+			if direct.status != http.StatusBadRequest || proxied.status != direct.status || string(proxied.body) != string(direct.body) {
+				t.Errorf("%s?%s: the mock answers %d %s, the proxy %d %s; want the mock's 400 through the proxy",
+					p, q, direct.status, direct.body, proxied.status, proxied.body)
+			}
+		}
+	}
+}
