@@ -271,7 +271,16 @@ func pagingRules(st *pagedState) {
 		failWalk(st.bwd)
 		v := newVerdict("the same meaning of hasNextPage and hasPreviousPage when paging backwards, on at least three backward pages")
 		ref := st.reference()
-		v.judged(pageFlagProblems(st.bwd, ref, true, "", func(_ string, ex *exchange, msg string) { v.add(ex, "%s", msg) }))
+		report := func(_ string, ex *exchange, msg string) { v.add(ex, "%s", msg) }
+		v.judged(pageFlagProblems(st.bwd, ref, true, "", report))
+		// A listing larger than the walks reach: the backward walk from
+		// the end never meets the forward walk from the start, so the
+		// backward walk anchored at the forward walk's last row shows the
+		// rule, at any size.
+		if st.bwdAnchored != nil {
+			failWalk(st.bwdAnchored)
+			v.judged(pageFlagProblems(st.bwdAnchored, ref, true, "", report))
+		}
 		if len(st.bwd.pages) < 3 && len(ref.rows) >= 3 && v.ok() {
 			v.add(st.bwd.pages[len(st.bwd.pages)-1].ex, "the %s ended after %d page(s), but the listing holds %d rows: the last page's hasPreviousPage ended it early", st.bwd.what, len(st.bwd.pages), len(ref.rows))
 		}

@@ -63,13 +63,10 @@ type builder struct {
 	fetch Fetch
 	l     Listing
 	opt   Options
-	// Requests counts the requests made.
-	requests int
 }
 
 // get asks for one page and decodes it; anything but a 200 is an error.
 func (b *builder) get(q url.Values) (*Page, error) {
-	b.requests++
 	status, body, err := b.fetch(b.ctx, b.l, q)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", b.l.Path(), Describe(q), err)

@@ -231,6 +231,7 @@ func TestBuildGames(t *testing.T) {
 		{200, []Span{{0, 100}}, true},
 		{100, []Span{{0, 29}, {71, 100}}, false},
 		{150, []Span{{0, 100}}, true},
+		{120, []Span{{0, 29}, {71, 100}}, false}, // a window of exactly half the bound ends each side
 		{60, []Span{{0, 29}, {71, 100}}, false},
 	} {
 		asked := 0

@@ -19,6 +19,16 @@ func Generate(m *Model, seed int64, n int) []url.Values {
 	g := &gen{m: m, rng: rand.New(rand.NewPCG(uint64(seed), uint64(m.Listing)+1)), seen: map[string]bool{}, rows: m.Rows()}
 	g.both = bothRoles(g.rows)
 	params := m.Listing.Params()
+	// The edges of the counts: the maximum and one above, each way.
+	first, last := pFirst, pLast
+	if m.Listing == Transactions {
+		first, last = "first", "last"
+	}
+	for _, c := range []string{first, last} {
+		for _, v := range []int{m.Limits.MaxPage, m.Limits.MaxPage + 1} {
+			g.addWith(n, url.Values{c: {strconv.Itoa(v)}})
+		}
+	}
 	for _, p := range params {
 		g.add(n, p)
 	}
@@ -120,7 +130,7 @@ func (g *gen) addWith(n int, fixed url.Values, names ...string) {
 	g.window(q)
 	g.counted(q)
 	g.respell(q)
-	if g.rng.IntN(3) == 0 {
+	if g.rng.IntN(3) == 0 && !hasCount(fixed) {
 		g.fit(q)
 	}
 	key := Canonical(q)
@@ -129,6 +139,16 @@ func (g *gen) addWith(n int, fixed url.Values, names ...string) {
 	}
 	g.seen[key] = true
 	g.out = append(g.out, q)
+}
+
+// hasCount reports whether a query gives a count.
+func hasCount(q url.Values) bool {
+	for k := range q {
+		if isCount(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // window makes most games windows given at both ends lie at the edges of
@@ -295,17 +315,20 @@ func (g *gen) values(name string) []string {
 }
 
 // count draws a page count: small ones most often, and the edges.
+//
+// The maximum page size comes once in a while only: its answers are the
+// largest to send and read, and the edges queries ask it anyway.
 func (g *gen) count() int {
-	switch g.rng.IntN(12) {
+	switch g.rng.IntN(48) {
 	case 0:
 		return g.m.Limits.MaxPage
-	case 1:
+	case 1, 2, 3:
 		return g.m.Limits.MaxPage + 1
-	case 2:
+	case 4, 5, 6:
 		return 0
-	case 3:
+	case 7, 8, 9, 10:
 		return g.m.mustCount
-	case 4, 5:
+	case 11, 12, 13, 14, 15, 16, 17, 18:
 		return 1
 	}
 	return 2 + g.rng.IntN(40)

@@ -28,7 +28,7 @@ import (
 // Bounds of the self-tests.
 const (
 	// runTimeout bounds one run of the suite against one server.
-	runTimeout = 3 * time.Minute
+	runTimeout = 6 * time.Minute
 	// parallelRuns is how many suite runs go at once.
 	parallelRuns = 2
 	// cleanBudget is the time the full suite may take against the default
