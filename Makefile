@@ -192,7 +192,7 @@ bench-conform: build
 	tail -4 $$work/conform.log; \
 	$(GNU_TIME) -f "harness conform --label-filter model: %e s wall, %U s user, peak %M KB" $(BIN) conform --base-url http://$(LOAD_ADDR) --label-filter model > $$work/model.log; \
 	tail -4 $$work/model.log
-	$(GO) test -run '^$$' -bench . -benchmem ./conformance/model
+	$(GO) test -run '^$$' -bench . -benchmem ./conformance/model/agreement
 	@$(MACHINE)
 
 ## fuzz: each mock server fuzz target (and the fault grammar's) for FUZZTIME

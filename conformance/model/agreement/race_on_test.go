@@ -1,7 +1,7 @@
-//go:build !race
+//go:build race
 
-package model
+package agreement
 
 // raceEnabled: under the race detector the mock and the oracle run several
 // times slower, and the agreement test asks fewer queries.
-const raceEnabled = false
+const raceEnabled = true

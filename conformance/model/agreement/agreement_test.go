@@ -1,20 +1,20 @@
-package model
+package agreement
 
 import (
 	"context"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/chaindata/harness/conformance/model"
 	"github.com/chaindata/harness/mockserver/mocktest"
 )
 
 // httpFetch asks a server at base.
-func httpFetch(base string) Fetch {
-	return func(ctx context.Context, l Listing, q url.Values) (int, []byte, error) {
+func httpFetch(base string) model.Fetch {
+	return func(ctx context.Context, l model.Listing, q url.Values) (int, []byte, error) {
 		u := base + l.Path()
 		if enc := q.Encode(); enc != "" {
 			u += "?" + enc
@@ -37,9 +37,6 @@ func httpFetch(base string) Fetch {
 // of the spec written apart, over generated queries of every listing, with
 // the model held whole and held in part (a head and a tail).
 func TestOracleAgreesWithTheMock(t *testing.T) {
-	if os.Getenv("HARNESS_MODEL_UNIT_ONLY") != "" {
-		t.Skip("HARNESS_MODEL_UNIT_ONLY is set (mutation testing runs the unit tests alone)")
-	}
 	srv := mocktest.New(t, mocktest.Options{Seed: 7})
 	queries := 400
 	if raceEnabled {
@@ -48,29 +45,29 @@ func TestOracleAgreesWithTheMock(t *testing.T) {
 	fetch := httpFetch(srv.URL)
 	ctx := context.Background()
 	for _, maxRows := range []int{0, 60} {
-		for _, l := range Listings {
-			if l == Games && maxRows > 0 {
+		for _, l := range model.Listings {
+			if l == model.Games && maxRows > 0 {
 				continue // every window of 30 epochs holds more games than that
 			}
-			m, err := Build(ctx, fetch, l, Options{MaxRows: maxRows, PageSize: 40})
+			m, err := model.Build(ctx, fetch, l, model.Options{MaxRows: maxRows, PageSize: 40})
 			if err != nil {
 				t.Fatalf("%s: build: %v", l, err)
 			}
 			judged := 0
-			for _, q := range Generate(m, 1, queries) {
+			for _, q := range model.Generate(m, 1, queries) {
 				want := m.Expect(q)
 				status, body, err := fetch(ctx, l, q)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := Decode(l, status, body)
+				got, err := model.Decode(l, status, body)
 				if err != nil {
-					t.Fatalf("%s %s: %v", l, Describe(q), err)
+					t.Fatalf("%s %s: %v", l, model.Describe(q), err)
 				}
-				j := Compare(l, want, got, nil, false)
+				j := model.Compare(l, want, got, nil, false)
 				judged += len(j.Aspects)
 				for _, d := range j.Differences {
-					t.Errorf("%s (max rows %d) %s: %s %s: %s\n%s", l, maxRows, Describe(q), d.Level, d.Aspect, d.Detail, strings.TrimSpace(string(body[:min(len(body), 300)])))
+					t.Errorf("%s (max rows %d) %s: %s %s: %s\n%s", l, maxRows, model.Describe(q), d.Level, d.Aspect, d.Detail, strings.TrimSpace(string(body[:min(len(body), 300)])))
 				}
 			}
 			if judged < queries {

@@ -1,10 +1,11 @@
-package model
+package agreement
 
 import (
 	"context"
 	"runtime"
 	"testing"
 
+	"github.com/chaindata/harness/conformance/model"
 	"github.com/chaindata/harness/mockserver/mocktest"
 )
 
@@ -22,13 +23,13 @@ func BenchmarkModel(b *testing.B) {
 	fetch := httpFetch(srv.URL)
 	ctx := context.Background()
 	for b.Loop() {
-		var models []*Model
-		for _, l := range Listings {
-			m, err := Build(ctx, fetch, l, Options{})
+		var models []*model.Model
+		for _, l := range model.Listings {
+			m, err := model.Build(ctx, fetch, l, model.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			for _, q := range Generate(m, 1, 300) {
+			for _, q := range model.Generate(m, 1, 300) {
 				m.Expect(q)
 			}
 			models = append(models, m)
