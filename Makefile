@@ -4,6 +4,28 @@ BIN     ?= bin/harness
 BENCH   ?= .
 PKGS    ?= ./...
 
+# The version stamped into the binaries (harness version prints it): the
+# nearest tag, commits since, the commit, and -dirty for uncommitted
+# changes; the commit alone before the first tag.
+ifndef VERSION
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+endif
+LDFLAGS_VERSION = -X main.version=$(VERSION)
+
+# dist: the release binaries, static (no cgo) and without local paths
+# (-trimpath) or symbols (-s -w), one per GOOS/GOARCH of DIST_TARGETS, into
+# DIST with their SHA-256 checksums in DIST/SHA256SUMS.
+DIST         ?= dist
+DIST_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+SHA256SUM    ?= $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || echo "shasum -a 256")
+
+# image: the container image (Dockerfile) and its tag; image-scratch builds
+# the same image FROM scratch out of the linux binary of make dist, where
+# the base images cannot be pulled (see docs/install.md).
+DOCKER       ?= docker
+IMAGE        ?= harness:$(VERSION)
+IMAGE_ARCH   ?= $(shell $(GO) env GOARCH)
+
 # load: the world served, how long and how hard to drive it, and the tool
 # (vegeta, fetched and built through the Go module proxy on first use).
 LOAD_SCALE    ?= 1
@@ -48,13 +70,39 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build test lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas bench-cli bench-conform fuzz load report-screenshot check-export clean
+.PHONY: all build dist image image-scratch test lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas bench-cli bench-conform fuzz load report-screenshot check-export clean
 
 all: build
 
-## build: compile the harness binary into bin/
+## build: compile the harness binary into bin/, its version stamped
 build:
-	$(GO) build -o $(BIN) ./cmd/harness
+	$(GO) build -ldflags "$(LDFLAGS_VERSION)" -o $(BIN) ./cmd/harness
+
+## dist: static binaries for every DIST_TARGETS (linux, darwin and windows
+## on amd64 and arm64) into dist/, named harness-GOOS-GOARCH[.exe], with
+## SHA256SUMS; VERSION stamped in each (harness version prints it)
+dist:
+	@set -e; rm -rf $(DIST); mkdir -p $(DIST); \
+	for t in $(DIST_TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; ext=; [ "$$os" != windows ] || ext=.exe; \
+		echo "$(DIST)/harness-$$os-$$arch$$ext ($(VERSION))"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS_VERSION)" \
+			-o $(DIST)/harness-$$os-$$arch$$ext ./cmd/harness; \
+	done; \
+	cd $(DIST) && $(SHA256SUM) harness-* > SHA256SUMS
+	@cat $(DIST)/SHA256SUMS
+
+## image: the container image IMAGE (harness:VERSION) from the Dockerfile:
+## harness serve on 0.0.0.0:8080 inside, as a non-root user
+image:
+	$(DOCKER) build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
+
+## image-scratch: the image IMAGE FROM scratch (Dockerfile.scratch) with
+## the linux/IMAGE_ARCH binary make dist builds (into DIST/image, the whole
+## build context): no base image to pull
+image-scratch:
+	$(MAKE) dist DIST=$(DIST)/image DIST_TARGETS=linux/$(IMAGE_ARCH) VERSION=$(VERSION)
+	$(DOCKER) build -f Dockerfile.scratch --build-arg ARCH=$(IMAGE_ARCH) -t $(IMAGE) $(DIST)/image
 
 ## lint: go vet over every package
 lint:
@@ -235,4 +283,4 @@ check-export: build
 	GO=$(GO) tools/check-export/check.sh $(BIN)
 
 clean:
-	rm -rf bin
+	rm -rf bin $(DIST)

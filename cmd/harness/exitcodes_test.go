@@ -56,6 +56,9 @@ func TestExitCodes(t *testing.T) {
 		{"no command", nil, false, exitUsage},
 		{"help", []string{"help"}, false, exitOK},
 		{"unknown command", []string{"frobnicate"}, false, exitUsage},
+		{"--version", []string{"--version"}, false, exitOK},
+		{"version", []string{"version"}, false, exitOK},
+		{"version with an argument", []string{"version", "extra"}, false, exitUsage},
 
 		{"serve until interrupted", []string{"serve", "--addr", "127.0.0.1:0", "--scale", "0.01", "--log-format", "none"}, true, exitOK},
 		{"serve -h", []string{"serve", "-h"}, false, exitOK},
@@ -95,9 +98,9 @@ func TestExitCodes(t *testing.T) {
 	}
 
 	// Every subcommand has a row for each code it can give. harness
-	// schemas only prints what exists, so it finds no problem to exit 1
-	// with.
-	neverFails := map[string]bool{"schemas": true}
+	// schemas only prints what exists, and harness version only its
+	// version, so neither finds a problem to exit 1 with.
+	neverFails := map[string]bool{"schemas": true, "version": true}
 	covered := map[string]map[int]bool{}
 	for _, tc := range tests {
 		if len(tc.args) == 0 {

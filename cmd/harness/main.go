@@ -66,6 +66,7 @@ func commands() []command {
 		{"conform", "run the conformance suite against a base URL", runConform},
 		{"record", "record a live deployment's listings as fixtures", runRecord},
 		{"proxy", "forward requests to a deployment and validate its responses", runProxy},
+		{"version", "print the version of this binary", runVersion},
 	}
 }
 
@@ -83,6 +84,9 @@ func run(ctx context.Context, e *env, args []string) int {
 			return exitUsage
 		}
 		return exitOK
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return runVersion(ctx, e, args[1:])
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
