@@ -136,8 +136,8 @@ bench:
 ## directory: wall time, peak memory, size on disk
 bench-generate: build
 	@$(MACHINE)
-	$(GO) test -run '^$$' -bench 'Transaction$$|GameEpochs' -benchmem -cpu 1 ./generators
-	$(GO) test -run '^$$' -bench 'GenerateMillion' -benchtime 1x ./generators
+	$(GO) test -run '^$$' -bench 'Transaction$$|GameEpochs' -benchmem -cpu 1 ./generators/world
+	$(GO) test -run '^$$' -bench 'GenerateMillion' -benchtime 1x ./generators/world
 	@set -e; out=$$(mktemp -d); trap 'rm -rf $$out' EXIT; \
 	$(GNU_TIME) -f "harness generate --scale $(GEN_SCALE): %e s wall, %M KiB peak RSS" \
 		$(BIN) generate --scale $(GEN_SCALE) --format ndjson --quiet --out $$out/world; \
@@ -190,7 +190,8 @@ bench-data: build
 ## handler over loopback
 bench-mock:
 	@$(MACHINE)
-	$(GO) test -run '^$$' -bench 'PageAtDepth|VsBare|AppendBlock|WriteDeadlineCost' -benchmem ./mockserver
+	$(GO) test -run '^$$' -bench 'PageAtDepth|VsBare|WriteDeadlineCost' -benchmem ./mockserver
+	$(GO) test -run '^$$' -bench 'AppendBlock' -benchmem ./mockserver/store
 	$(GO) test -run '^$$' -bench 'LatencyDistribution' ./mockserver/faults
 	@$(MACHINE)
 
@@ -204,9 +205,9 @@ bench-mock:
 PROXY_ROUNDS ?= 3
 bench-proxy:
 	@$(MACHINE)
-	$(GO) test -run '^$$' -bench 'ProxyAddedLatency|ProxyHammered' -benchmem ./mockserver/proxy
+	$(GO) test -run '^$$' -bench 'ProxyAddedLatency|ProxyHammered' -benchmem ./deployment/proxy
 	@set -e; out=$$(mktemp); trap 'rm -f $$out' EXIT; \
-	$(GO) test -run '^$$' -bench 'ProxyVsDirect' -benchtime $(PROXY_ROUNDS)x ./mockserver/proxy > $$out || { cat $$out; exit 1; }; \
+	$(GO) test -run '^$$' -bench 'ProxyVsDirect' -benchtime $(PROXY_ROUNDS)x ./deployment/proxy > $$out || { cat $$out; exit 1; }; \
 	cat $$out; \
 	awk '/^BenchmarkProxyVsDirect/ { for (i = 2; i < NF; i++) if ($$(i+1) ~ /\/direct$$/) printf "%s: %s %s\n", $$1, $$(i+1), $$i }' $$out
 	@$(MACHINE)

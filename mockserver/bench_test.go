@@ -15,26 +15,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/fixtures"
+	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/generators/world"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // benchStore is the store the benchmarks share: a world of scale 100 (a
 // million transactions, about 100,000 each of games, snapshots and key
 // rotations) with synthetic network parameters added up to 100,000.
-var benchStore = sync.OnceValues(func() (*Store, error) {
-	w, err := generators.Generate(generators.Options{Seed: 1, Scale: 100})
+var benchStore = sync.OnceValues(func() (*store.Store, error) {
+	w, err := world.Generate(world.Options{Seed: 1, Scale: 100})
 	if err != nil {
 		return nil, err
 	}
 	for i := len(w.NetworkParameters); i < 100_000; i++ {
-		w.NetworkParameters = append(w.NetworkParameters, generators.NetworkParameter{
+		w.NetworkParameters = append(w.NetworkParameters, records.NetworkParameter{
 			Key: fmt.Sprintf("bench.synthetic.p%06d", i), Value: strconv.Itoa(i),
 		})
 	}
-	return NewStore(w)
+	return store.New(w)
 })
 
-func mustBenchStore(b *testing.B) *Store {
+func mustBenchStore(b *testing.B) *store.Store {
 	b.Helper()
 	st, err := benchStore()
 	if err != nil {
@@ -68,21 +71,21 @@ func BenchmarkPageAtDepth(b *testing.B) { pagesAtDepth(b, mustBenchStore(b)) }
 func BenchmarkFixturePageAtDepth(b *testing.B) {
 	dir := os.Getenv("HARNESS_BENCH_DATA")
 	if dir == "" {
-		w, err := generators.Generate(generators.Options{Seed: 1, Scale: 10, Lazy: true})
+		w, err := world.Generate(world.Options{Seed: 1, Scale: 10, Lazy: true})
 		if err != nil {
 			b.Fatal(err)
 		}
 		dir = b.TempDir()
-		if _, err := generators.WriteFixtures(context.Background(), dir, w, generators.WriteOptions{Format: generators.FormatNDJSON}); err != nil {
+		if _, err := fixtures.Write(context.Background(), dir, w, fixtures.WriteOptions{Format: fixtures.FormatNDJSON}); err != nil {
 			b.Fatal(err)
 		}
-		if err := BuildIndex(dir, nil); err != nil {
+		if err := fixtures.BuildIndex(dir, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
 	runtime.GC()
 	start := time.Now()
-	st, info, err := OpenFixtures(dir)
+	st, info, err := store.OpenFixtures(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -114,36 +117,42 @@ func rssAnon() (int64, bool) {
 	return 0, false
 }
 
-func pagesAtDepth(b *testing.B, st *Store) {
+func pagesAtDepth(b *testing.B, st *store.Store) {
 	srv := New(Config{}, st)
-	// cursor of the row at listing position p, newest first.
-	snap := func(p int) string { return st.snapshotKeys[len(st.snapshotKeys)-1-p].Cursor() }
-	rot := func(p int) string { return st.rotKeys[len(st.rotKeys)-1-p].Cursor() }
-	param := func(p int) string { return generators.ParameterKey{Key: st.paramKeys[p]}.Cursor() }
-	tx := func(p int) string { k := st.txKeys[len(st.txKeys)-1-p]; return fmt.Sprintf("%d.%d", k.Block, k.Index) }
-	midEpoch := (st.firstEpoch + st.latestEpoch) / 2
-	cases := []struct {
+	type benchCase struct {
 		name, path string
-	}{
-		{"snapshots/start", "/api/v2/snapshots?pagination.first=100"},
-		{"snapshots/middle", "/api/v2/snapshots?pagination.first=100&pagination.after=" + url.QueryEscape(snap(len(st.snapshotKeys)/2))},
-		{"snapshots/end", "/api/v2/snapshots?pagination.first=100&pagination.after=" + url.QueryEscape(snap(len(st.snapshotKeys)-101))},
-		{"keyrotations/start", "/api/v2/core/keys/ethereum/rotations?pagination.first=100"},
-		{"keyrotations/middle", "/api/v2/core/keys/ethereum/rotations?pagination.first=100&pagination.after=" + url.QueryEscape(rot(len(st.rotKeys)/2))},
-		{"keyrotations/end", "/api/v2/core/keys/ethereum/rotations?pagination.first=100&pagination.after=" + url.QueryEscape(rot(len(st.rotKeys)-101))},
-		{"networkparameters/start", "/api/v2/network/parameters?pagination.first=100"},
-		{"networkparameters/middle", "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(param(len(st.paramKeys)/2))},
-		{"networkparameters/end", "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(param(len(st.paramKeys)-101))},
-		{"games/start", "/api/v2/games?pagination.first=100"},
-		{"games/middle", fmt.Sprintf("/api/v2/games?pagination.first=100&epochTo=%d", midEpoch)},
-		{"games/end", fmt.Sprintf("/api/v2/games?pagination.first=100&epochTo=%d", st.firstEpoch+29)},
-		{"transactions/start", "/transactions?first=100"},
-		{"transactions/middle", "/transactions?first=100&after=" + tx(len(st.txKeys)/2)},
-		{"transactions/end", "/transactions?last=100"},
-		{"transactions-filtered/start", "/transactions?first=100&cmdTypes=Batch+Proposal&cmdTypes=Register+New+Node"},
-		{"transactions-filtered/end", "/transactions?last=100&cmdTypes=Batch+Proposal&cmdTypes=Register+New+Node"},
-		{"transactions-excluded/middle", "/transactions?first=100&excludeCmdTypes=Submit+Order&after=" + tx(len(st.txKeys)/2)},
 	}
+	var cases []benchCase
+	st.Read(func(r store.Reader) {
+		snaps, rots, params, txs := r.SnapshotKeys(), r.RotationKeys(), r.ParameterKeys(), r.TxKeys()
+		firstEpoch, latestEpoch := r.Epochs()
+		// cursor of the row at listing position p, newest first.
+		snap := func(p int) string { return snaps[len(snaps)-1-p].Cursor() }
+		rot := func(p int) string { return rots[len(rots)-1-p].Cursor() }
+		param := func(p int) string { return records.ParameterKey{Key: params[p]}.Cursor() }
+		tx := func(p int) string { k := txs[len(txs)-1-p]; return fmt.Sprintf("%d.%d", k.Block, k.Index) }
+		midEpoch := (firstEpoch + latestEpoch) / 2
+		cases = []benchCase{
+			{"snapshots/start", "/api/v2/snapshots?pagination.first=100"},
+			{"snapshots/middle", "/api/v2/snapshots?pagination.first=100&pagination.after=" + url.QueryEscape(snap(len(snaps)/2))},
+			{"snapshots/end", "/api/v2/snapshots?pagination.first=100&pagination.after=" + url.QueryEscape(snap(len(snaps)-101))},
+			{"keyrotations/start", "/api/v2/core/keys/ethereum/rotations?pagination.first=100"},
+			{"keyrotations/middle", "/api/v2/core/keys/ethereum/rotations?pagination.first=100&pagination.after=" + url.QueryEscape(rot(len(rots)/2))},
+			{"keyrotations/end", "/api/v2/core/keys/ethereum/rotations?pagination.first=100&pagination.after=" + url.QueryEscape(rot(len(rots)-101))},
+			{"networkparameters/start", "/api/v2/network/parameters?pagination.first=100"},
+			{"networkparameters/middle", "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(param(len(params)/2))},
+			{"networkparameters/end", "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(param(len(params)-101))},
+			{"games/start", "/api/v2/games?pagination.first=100"},
+			{"games/middle", fmt.Sprintf("/api/v2/games?pagination.first=100&epochTo=%d", midEpoch)},
+			{"games/end", fmt.Sprintf("/api/v2/games?pagination.first=100&epochTo=%d", firstEpoch+29)},
+			{"transactions/start", "/transactions?first=100"},
+			{"transactions/middle", "/transactions?first=100&after=" + tx(len(txs)/2)},
+			{"transactions/end", "/transactions?last=100"},
+			{"transactions-filtered/start", "/transactions?first=100&cmdTypes=Batch+Proposal&cmdTypes=Register+New+Node"},
+			{"transactions-filtered/end", "/transactions?last=100&cmdTypes=Batch+Proposal&cmdTypes=Register+New+Node"},
+			{"transactions-excluded/middle", "/transactions?first=100&excludeCmdTypes=Submit+Order&after=" + tx(len(txs)/2)},
+		}
+	})
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, tc.path, nil)
@@ -171,7 +180,11 @@ func BenchmarkParametersPageVsBareHandler(b *testing.B) {
 	st := mustBenchStore(b)
 	mock := httptest.NewServer(New(Config{}, st))
 	defer mock.Close()
-	path := "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(generators.ParameterKey{Key: st.paramKeys[len(st.paramKeys)/2]}.Cursor())
+	var path string
+	st.Read(func(r store.Reader) {
+		params := r.ParameterKeys()
+		path = "/api/v2/network/parameters?pagination.first=100&pagination.after=" + url.QueryEscape(records.ParameterKey{Key: params[len(params)/2]}.Cursor())
+	})
 
 	resp, err := http.Get(mock.URL + path)
 	if err != nil {
@@ -223,58 +236,4 @@ func BenchmarkParametersPageVsBareHandler(b *testing.B) {
 	b.ReportMetric(n/tMock.Seconds(), "mock-req/s")
 	b.ReportMetric(n/tBare.Seconds(), "bare-req/s")
 	b.ReportMetric(tBare.Seconds()/tMock.Seconds(), "mock/bare")
-}
-
-// BenchmarkNewStore measures building the store of the benchmark world.
-func BenchmarkNewStore(b *testing.B) {
-	w, err := generators.Generate(generators.Options{Seed: 1, Scale: 10})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := NewStore(w); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkAppendBlock grows a store of the default world (scale 1) block by
-// block and reports the time per block, making it included, and the memory
-// the store keeps per block after a collection (heap-bytes/block), beside the
-// JSON bytes of the rows added (row-bytes/block): growth costs what the rows
-// cost, whatever the size of the store.
-func BenchmarkAppendBlock(b *testing.B) {
-	w, err := generators.Generate(generators.Options{Seed: 1, Scale: 1, Lazy: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	store, err := NewStore(w)
-	if err != nil {
-		b.Fatal(err)
-	}
-	chain, err := NewChain(store, w, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rowBytes := func() int {
-		return int(store.games.bytes() + store.snapshots.bytes() + store.rotations.bytes() + store.txs.bytes())
-	}
-	rows0 := rowBytes()
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	b.ResetTimer()
-	for b.Loop() {
-		if err := chain.Advance(1); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heap-bytes/block")
-	b.ReportMetric(float64(rowBytes()-rows0)/float64(b.N), "row-bytes/block")
-	runtime.KeepAlive(w)
 }

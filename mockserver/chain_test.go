@@ -15,35 +15,37 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/generators/world"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // liveServer starts a server of a new store of w with a live chain bounded
 // by maxBlocks.
-func liveServer(t testing.TB, cfg Config, w *generators.World, maxBlocks int) (*testServer, *Chain) {
+func liveServer(t testing.TB, cfg Config, w *world.World, maxBlocks int) (*testServer, *store.Chain) {
 	t.Helper()
-	store, err := NewStore(w)
+	st, err := store.New(w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	chain, err := NewChain(store, w, maxBlocks)
+	chain, err := store.NewChain(st, w, maxBlocks)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Chain = chain
-	return serveHandler(t, New(cfg, store), w), chain
+	return serveHandler(t, New(cfg, st), w), chain
 }
 
 // grown returns w with n blocks grown from it added, as one world, and the
 // blocks.
-func grown(t testing.TB, w *generators.World, n int) (*generators.World, []*generators.Block) {
+func grown(t testing.TB, w *world.World, n int) (*world.World, []*world.Block) {
 	t.Helper()
 	g, err := w.Growth()
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := copyWorld(w)
-	var blocks []*generators.Block
+	var blocks []*world.Block
 	for range n {
 		b, err := g.Next()
 		if err != nil {
@@ -100,10 +102,10 @@ func cutQuery(pq string) (path, query string, ok bool) {
 // queriesAround returns queries over every listing that reach the rows of
 // world w's newest blocks: default pages, cursors at the newest rows,
 // filters that the new rows match.
-func queriesAround(t *testing.T, w *generators.World, blocks []*generators.Block) []string {
+func queriesAround(t *testing.T, w *world.World, blocks []*world.Block) []string {
 	t.Helper()
 	last := blocks[len(blocks)-1]
-	var newGame *generators.Game
+	var newGame *records.Game
 	for _, b := range blocks {
 		if len(b.Games) > 0 {
 			newGame = &b.Games[len(b.Games)-1]
@@ -171,103 +173,6 @@ func TestAppendedBlocksServeAsBuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameAnswers(t, live, whole, queries)
-}
-
-// TestAppendRefusesOlderRecords checks a block whose records do not all
-// sort after the store's is refused whole.
-func TestAppendRefusesOlderRecords(t *testing.T) {
-	t.Parallel()
-	w := genWorld(t)
-	_, blocks := grown(t, w, 260) // the first block starts an epoch; a later one has a snapshot
-	var withSnapshot, withGames *generators.Block
-	for _, b := range blocks {
-		if b.Snapshot != nil && withSnapshot == nil {
-			withSnapshot = b
-		}
-		if len(b.Games) > 1 && withGames == nil {
-			withGames = b
-		}
-	}
-	if withSnapshot == nil || withGames == nil {
-		t.Fatal("no block with a snapshot or games; the test tests nothing")
-	}
-	oldTx := w.Transactions[len(w.Transactions)-1]
-	oldRot := w.KeyRotations[len(w.KeyRotations)-1]
-	tests := []struct {
-		name  string
-		block func() *generators.Block
-	}{
-		{"height not above the latest", func() *generators.Block { b := *blocks[0]; b.Height = w.LatestBlock; return &b }},
-		{"a game of an old epoch", func() *generators.Block {
-			b := *withGames
-			b.Games = append(slices.Clone(b.Games), w.Games[len(w.Games)-1])
-			return &b
-		}},
-		{"the same game twice", func() *generators.Block {
-			b := *withGames
-			b.Games = append(slices.Clone(b.Games), b.Games[0])
-			return &b
-		}},
-		{"a snapshot below the newest", func() *generators.Block {
-			b := *withSnapshot
-			s := w.Snapshots[len(w.Snapshots)-1]
-			b.Snapshot = &s
-			return &b
-		}},
-		{"an old key rotation", func() *generators.Block {
-			b := *blocks[0]
-			b.KeyRotations = []generators.EthereumKeyRotation{oldRot}
-			return &b
-		}},
-		{"the same key rotation twice", func() *generators.Block {
-			b := *blocks[0]
-			r := generators.EthereumKeyRotation{BlockHeight: b.Height, NodeID: w.Nodes[0].ID, OldAddress: ethAddress("a"), NewAddress: ethAddress("b")}
-			b.KeyRotations = []generators.EthereumKeyRotation{r, r}
-			return &b
-		}},
-		{"an old transaction", func() *generators.Block {
-			b := *blocks[0]
-			b.Transactions = append([]generators.Transaction{oldTx}, b.Transactions...)
-			return &b
-		}},
-		{"transactions out of order", func() *generators.Block {
-			b := *blocks[0]
-			txs := append(slices.Clone(b.Transactions), b.Transactions[0])
-			b.Transactions = txs
-			return &b
-		}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			store, err := NewStore(w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			before := store.mark()
-			err = store.Append(tc.block())
-			if !errors.Is(err, ErrNotNewer) {
-				t.Fatalf("Append: %v, want ErrNotNewer", err)
-			}
-			if store.mark() != before {
-				t.Errorf("a refused block changed the store: %+v, was %+v", store.mark(), before)
-			}
-		})
-	}
-	t.Run("the good blocks", func(t *testing.T) {
-		store, err := NewStore(w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, b := range blocks {
-			if err := store.Append(b); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if got := store.mark(); got.latestBlock != blocks[len(blocks)-1].Height {
-			t.Errorf("latest block %d after the blocks, want %d", got.latestBlock, blocks[len(blocks)-1].Height)
-		}
-	})
 }
 
 // TestWalksWhileBlocksArrive walks listings page by page while blocks
@@ -402,7 +307,7 @@ func firstRepeat(s []string) string {
 // with first/after, or backwards with last/before), adding blocks before
 // each of the ten pages after the first; it returns the cursors seen in
 // listing order.
-func walkPagedLive(t *testing.T, s *testServer, chain *Chain, path, raw string, advance int) []string {
+func walkPagedLive(t *testing.T, s *testServer, chain *store.Chain, path, raw string, advance int) []string {
 	t.Helper()
 	q, _ := url.ParseQuery(raw)
 	backwards := q.Has("pagination.last")
@@ -441,7 +346,7 @@ func walkPagedLive(t *testing.T, s *testServer, chain *Chain, path, raw string, 
 // last/before) or from the oldest (last, then first/after), adding blocks
 // before each of the ten pages after the first; it returns the cursors seen
 // newest first.
-func walkTxsLive(t *testing.T, s *testServer, chain *Chain, raw string, fromOldest bool, advance int) []string {
+func walkTxsLive(t *testing.T, s *testServer, chain *store.Chain, raw string, fromOldest bool, advance int) []string {
 	t.Helper()
 	q, _ := url.ParseQuery(raw)
 	size := q.Get("first") + q.Get("last")
@@ -627,168 +532,6 @@ func TestReadersSeeWholeBlocks(t *testing.T) {
 	}
 }
 
-// TestChainBounds checks the bound on the blocks added and the bad counts.
-func TestChainBounds(t *testing.T) {
-	t.Parallel()
-	w := genWorld(t)
-	store, err := NewStore(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chain, err := NewChain(store, w, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps := []struct {
-		blocks int
-		err    error // nil: no error; errAny: some error
-		added  int
-	}{
-		{blocks: 4, added: 4},
-		{blocks: 7, err: ErrMaxBlocks, added: 4}, // all or nothing
-		{blocks: 6, added: 10},
-		{blocks: 1, err: ErrMaxBlocks, added: 10},
-		{blocks: 0, err: errAny, added: 10},
-		{blocks: -3, err: errAny, added: 10},
-	}
-	for _, st := range steps {
-		err := chain.Advance(st.blocks)
-		switch {
-		case st.err == nil && err != nil, st.err == errAny && err == nil, st.err != nil && st.err != errAny && !errors.Is(err, st.err):
-			t.Errorf("Advance(%d): %v, want %v", st.blocks, err, st.err)
-		}
-		if chain.Added() != st.added {
-			t.Errorf("after Advance(%d): %d added, want %d", st.blocks, chain.Added(), st.added)
-		}
-	}
-	if _, err := chain.AdvanceEpochs(1); !errors.Is(err, ErrMaxBlocks) {
-		t.Errorf("AdvanceEpochs at the bound: %v, want ErrMaxBlocks", err)
-	}
-	if _, err := chain.AdvanceEpochs(0); err == nil {
-		t.Error("AdvanceEpochs(0): no error")
-	}
-	chain.Reset()
-	if blocks, err := chain.AdvanceEpochs(1); err != nil || chain.Added() != blocks || blocks < 1 || blocks > 10 {
-		t.Errorf("AdvanceEpochs(1) after Reset: %d blocks, %v; %d added", blocks, err, chain.Added())
-	}
-	if _, err := chain.advanceEpochs(3, 2); err == nil || chain.Added() > 10 {
-		t.Errorf("advanceEpochs beyond its limit: %v", err)
-	}
-	chain.Reset()
-	g, err := w.Growth()
-	if err != nil {
-		t.Fatal(err)
-	}
-	need, err := g.BlocksForEpochs(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if blocks, err := chain.advanceEpochs(1, need); err != nil || blocks != need {
-		t.Errorf("advanceEpochs(1, %d), its limit exactly: %d blocks, %v", need, blocks, err)
-	}
-}
-
-var errAny = errors.New("any error")
-
-// TestNewChainRefuses checks a chain is only made for a generated world's
-// store as built.
-func TestNewChainRefuses(t *testing.T) {
-	t.Parallel()
-	w := genWorld(t)
-	other, err := generators.Generate(generators.Options{Seed: 8, Scale: 0.02})
-	if err != nil {
-		t.Fatal(err)
-	}
-	storeOf := func(w *generators.World) *Store {
-		s, err := NewStore(w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	grownStore := storeOf(w)
-	_, blocks := grown(t, w, 1)
-	if err := grownStore.Append(blocks[0]); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name      string
-		store     *Store
-		world     *generators.World
-		maxBlocks int
-	}{
-		{"a world that cannot grow", storeOf(emptyWorld()), emptyWorld(), 0},
-		{"the store of another world", storeOf(other), w, 0},
-		{"a store already grown", grownStore, w, 0},
-		{"a negative bound", storeOf(w), w, -1},
-	}
-	for _, tc := range tests {
-		if _, err := NewChain(tc.store, tc.world, tc.maxBlocks); err == nil {
-			t.Errorf("%s: no error", tc.name)
-		}
-	}
-	t.Run("New with the chain of another store", func(t *testing.T) {
-		chain, err := NewChain(storeOf(w), w, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() {
-			if recover() == nil {
-				t.Error("no panic")
-			}
-		}()
-		New(Config{Chain: chain}, storeOf(w))
-	})
-}
-
-// TestChainClock drives the wall clock's ticks with chosen times: the chain
-// holds one block per whole interval since genesis, at most the bound, and
-// Advance comes on top.
-func TestChainClock(t *testing.T) {
-	t.Parallel()
-	w := genWorld(t)
-	store, err := NewStore(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chain, err := NewChain(store, w, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	genesis := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	const d = time.Second
-	chain.interval, chain.start = d, genesis
-	steps := []struct {
-		at        time.Duration // since genesis
-		advance   int           // blocks added by hand first
-		added     int
-		nextAfter time.Duration // when the next block is due, since genesis
-	}{
-		{at: -5 * d, added: 0, nextAfter: d},
-		{at: d / 2, added: 0, nextAfter: d},
-		{at: d, added: 1, nextAfter: 2 * d},
-		{at: 3*d + d/2, added: 3, nextAfter: 4 * d},
-		{at: 3*d + 9*d/10, advance: 5, added: 8, nextAfter: 4 * d},
-		{at: 10 * d, added: 15, nextAfter: 11 * d},
-		{at: 100 * d, added: 30, nextAfter: 101 * d}, // the bound
-		{at: 200 * d, added: 30, nextAfter: 201 * d},
-	}
-	for _, st := range steps {
-		if st.advance > 0 {
-			if err := chain.Advance(st.advance); err != nil {
-				t.Fatal(err)
-			}
-		}
-		next, err := chain.tick(genesis.Add(st.at))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if chain.Added() != st.added || !next.Equal(genesis.Add(st.nextAfter)) {
-			t.Errorf("at %v: %d added, next at %v; want %d, %v", st.at, chain.Added(), next.Sub(genesis), st.added, st.nextAfter)
-		}
-	}
-}
-
 // TestChainRun runs the wall clock for real, briefly: blocks arrive, the
 // status says so, and the chain stops growing when its context ends.
 func TestChainRun(t *testing.T) {
@@ -825,35 +568,28 @@ func TestChainRun(t *testing.T) {
 	}
 }
 
-// TestAppendToEmptyStore appends a block to a store with no rows at all: each
-// listing's first row.
-func TestAppendToEmptyStore(t *testing.T) {
+// TestNewRefusesTheChainOfAnotherStore checks New panics when the chain of
+// its Config grows another store.
+func TestNewRefusesTheChainOfAnotherStore(t *testing.T) {
 	t.Parallel()
-	w := emptyWorld()
-	store, err := NewStore(w)
+	w := genWorld(t)
+	storeOf := func(w *world.World) *store.Store {
+		s, err := store.New(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	chain, err := store.NewChain(storeOf(w), w, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, blocks := grown(t, genWorld(t), 1)
-	tx := blocks[0].Transactions[0]
-	tx.Block = w.LatestBlock + 1
-	b := &generators.Block{
-		Height: w.LatestBlock + 1, Time: w.LatestBlockTime.Add(time.Second), Epoch: 2,
-		Games:        []generators.Game{individualGame(2, hexID("g"), hexID("p"))},
-		Snapshot:     ptr(snapshot(w.LatestBlock + 1)),
-		KeyRotations: []generators.EthereumKeyRotation{rotation(w.LatestBlock+1, hexID("n"))},
-		Transactions: []generators.Transaction{tx},
-	}
-	if err := store.Append(b); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]int{"games": 1, "snapshots": 1, "keyrotations": 1, "networkparameters": 0, "transactions": 1}
-	if got := store.Counts(); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("counts %v, want %v", got, want)
-	}
-	if m := store.mark(); m.latestEpoch != 2 || m.firstEpoch != w.FirstEpoch || m.latestBlock != b.Height || !m.latestBlockTime.Equal(b.Time) {
-		t.Errorf("after the block: %+v", m)
-	}
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic")
+		}
+	}()
+	New(Config{Chain: chain}, storeOf(w))
 }
 
 // statusOf reads GET /harness/status.

@@ -81,18 +81,12 @@ type FaultStatus struct {
 
 // Status returns the mock's state.
 func (s *Server) Status() Status {
-	st := s.store
-	st.mu.RLock()
+	st := s.store.State()
 	out := Status{
-		Seed: st.seed, Scale: st.scale,
-		Counts: map[string]int{
-			"games": st.games.len(), "snapshots": st.snapshots.len(), "keyrotations": st.rotations.len(),
-			"networkparameters": st.params.len(), "transactions": st.txs.len(),
-		},
-		LatestBlock: st.latestBlock, LatestBlockTime: st.latestBlockTime.UTC(),
-		FirstEpoch: st.firstEpoch, LatestEpoch: st.latestEpoch,
+		Seed: st.Seed, Scale: st.Scale, Counts: st.Counts,
+		LatestBlock: st.LatestBlock, LatestBlockTime: st.LatestBlockTime.UTC(),
+		FirstEpoch: st.FirstEpoch, LatestEpoch: st.LatestEpoch,
 	}
-	st.mu.RUnlock()
 	if c := s.chain; c != nil {
 		cs := &ChainStatus{BlocksAdded: c.Added(), MaxBlocks: c.MaxBlocks(), Clock: "manual"}
 		if d := c.Interval(); d > 0 {
@@ -213,7 +207,7 @@ func (s *Server) handleAdvance(w http.ResponseWriter, r *http.Request) {
 	}
 	aerr := ErrNoChain
 	if s.chain != nil && byEpochs {
-		_, aerr = s.chain.advanceEpochs(n, maxAdvanceBlocks)
+		_, aerr = s.chain.AdvanceEpochsAtMost(n, maxAdvanceBlocks)
 	} else if s.chain != nil {
 		aerr = s.chain.Advance(n)
 	}

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver/faults"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // control sends one request to the control API and decodes the status it
@@ -88,7 +89,7 @@ func TestControlAPI(t *testing.T) {
 	t.Parallel()
 	w := genWorld(t)
 	s, _ := liveServer(t, Config{Control: true, FaultSeed: 3, Latency: 0}, w, 5000)
-	counts := func(w *generators.World) map[string]int {
+	counts := func(w *world.World) map[string]int {
 		return map[string]int{"games": len(w.Games), "snapshots": len(w.Snapshots), "keyrotations": len(w.KeyRotations),
 			"networkparameters": len(w.NetworkParameters), "transactions": len(w.Transactions)}
 	}
@@ -336,11 +337,11 @@ func TestFaultHeaderOnListings(t *testing.T) {
 // is served as the maximum rather than refused.
 func TestShorthandLatencyIsCapped(t *testing.T) {
 	t.Parallel()
-	store, err := NewStore(emptyWorld())
+	st, err := store.New(emptyWorld())
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := New(Config{Latency: 3 * faults.MaxLatency, FailRate: 2}, store)
+	srv := New(Config{Latency: 3 * faults.MaxLatency, FailRate: 2}, st)
 	var got []string
 	for _, r := range srv.Status().Faults.Rules {
 		got = append(got, fmt.Sprintf("%s %v %s", r.Name, r.Probability, r.Fault))

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // listingPaths are the paths of the five listings (transactions twice).
@@ -69,13 +71,13 @@ func TestMethods(t *testing.T) {
 		t.Run("CONNECT "+p, func(t *testing.T) {
 			// A client cannot send CONNECT with a path; the handler must
 			// still answer it properly.
-			store, err := NewStore(emptyWorld())
+			st, err := store.New(emptyWorld())
 			if err != nil {
 				t.Fatal(err)
 			}
 			req := &http.Request{Method: http.MethodConnect, URL: &url.URL{Path: p}, Header: http.Header{}, Host: "x"}
 			rec := httptest.NewRecorder()
-			New(Config{}, store).ServeHTTP(rec, req.WithContext(context.Background()))
+			New(Config{}, st).ServeHTTP(rec, req.WithContext(context.Background()))
 			r := &response{req: "CONNECT " + p, status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
 			checkResponse(t, http.MethodConnect, p, r)
 			checkError(t, r, errMethodBody)

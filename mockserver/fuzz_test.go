@@ -17,8 +17,9 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver/faults"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // The fuzz targets send any query string to one listing, on a lenient and a
@@ -34,7 +35,7 @@ const (
 )
 
 type fuzzServers struct {
-	world    *generators.World
+	world    *world.World
 	handlers []http.Handler
 }
 
@@ -43,18 +44,18 @@ var fuzzSetup = sync.OnceValues(func() (*fuzzServers, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := NewStore(w)
+	st, err := store.New(w)
 	if err != nil {
 		return nil, err
 	}
 	cfg := Config{DefaultPageSize: fuzzPageSize, MaxPageSize: fuzzMaxSize, TxDefaultPageSize: fuzzPageSize, TxMaxPageSize: fuzzMaxSize}
 	strict := cfg
 	strict.Strict = true
-	return &fuzzServers{world: w, handlers: []http.Handler{New(cfg, store), New(strict, store)}}, nil
+	return &fuzzServers{world: w, handlers: []http.Handler{New(cfg, st), New(strict, st)}}, nil
 })
 
 func FuzzGames(f *testing.F) {
-	fuzzListing(f, gamesListing.path, func(w *generators.World) []string {
+	fuzzListing(f, gamesListing.path, func(w *world.World) []string {
 		g := &w.Games[len(w.Games)/2]
 		c := url.QueryEscape(g.Cursor())
 		return []string{
@@ -67,14 +68,14 @@ func FuzzGames(f *testing.F) {
 }
 
 func FuzzSnapshots(f *testing.F) {
-	fuzzListing(f, snapshotsListing.path, func(w *generators.World) []string {
+	fuzzListing(f, snapshotsListing.path, func(w *world.World) []string {
 		c := url.QueryEscape(w.Snapshots[len(w.Snapshots)/2].Cursor())
 		return []string{"pagination.first=2&pagination.after=" + c, "pagination.before=" + c + "&pagination.newestFirst=false"}
 	})
 }
 
 func FuzzKeyRotations(f *testing.F) {
-	fuzzListing(f, rotationsListing.path, func(w *generators.World) []string {
+	fuzzListing(f, rotationsListing.path, func(w *world.World) []string {
 		r := &w.KeyRotations[len(w.KeyRotations)/2]
 		c := url.QueryEscape(r.Cursor())
 		return []string{"pagination.first=2&pagination.after=" + c, "nodeId=" + r.NodeID + "&pagination.before=" + c}
@@ -82,14 +83,14 @@ func FuzzKeyRotations(f *testing.F) {
 }
 
 func FuzzNetworkParameters(f *testing.F) {
-	fuzzListing(f, paramsListing.path, func(w *generators.World) []string {
+	fuzzListing(f, paramsListing.path, func(w *world.World) []string {
 		c := url.QueryEscape(w.NetworkParameters[len(w.NetworkParameters)/2].Cursor())
 		return []string{"pagination.first=2&pagination.after=" + c, "pagination.last=1&pagination.before=" + c}
 	})
 }
 
 func FuzzTransactions(f *testing.F) {
-	fuzzListing(f, "/transactions", func(w *generators.World) []string {
+	fuzzListing(f, "/transactions", func(w *world.World) []string {
 		a, b := &w.Transactions[len(w.Transactions)/3], &w.Transactions[len(w.Transactions)/2]
 		return []string{
 			"first=2&after=" + a.Cursor(),
@@ -101,7 +102,7 @@ func FuzzTransactions(f *testing.F) {
 
 // fuzzListing runs the fuzz target of the listing at path; seeds adds seed
 // queries built from the world's records.
-func fuzzListing(f *testing.F, path string, seeds func(*generators.World) []string) {
+func fuzzListing(f *testing.F, path string, seeds func(*world.World) []string) {
 	fs, err := fuzzSetup()
 	if err != nil {
 		f.Fatal(err)

@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // entityScopes maps the EntityScope names to their numbers. Only the names
@@ -26,7 +27,7 @@ const (
 
 // epochWindow resolves the epochs a games request covers, by the four
 // defaulting rules of spec section 8 and the cap on its span.
-func (s *Server) epochWindow(st *Store, q query) (from, to uint64, e *apiError) {
+func (s *Server) epochWindow(st store.Reader, q query) (from, to uint64, e *apiError) {
 	from, hasFrom, e := q.uint64("epochFrom", "epoch_from")
 	if e != nil {
 		return 0, 0, e
@@ -42,12 +43,13 @@ func (s *Server) epochWindow(st *Store, q query) (from, to uint64, e *apiError) 
 		}
 		return x - y
 	}
+	firstEpoch, latestEpoch := st.Epochs()
 	switch {
 	case !hasFrom && !hasTo: // rules 1 and 2
-		to = st.latestEpoch
-		from = max(minus(to, span), st.firstEpoch)
+		to = latestEpoch
+		from = max(minus(to, span), firstEpoch)
 	case !hasFrom: // rule 2
-		from = max(minus(to, span), min(st.firstEpoch, to))
+		from = max(minus(to, span), min(firstEpoch, to))
 	case !hasTo: // rule 3, saturating: a window near the top of uint64 must not wrap to low epochs
 		to = from + min(span, math.MaxUint64-from)
 	}
@@ -64,11 +66,11 @@ func (s *Server) epochWindow(st *Store, q query) (from, to uint64, e *apiError) 
 }
 
 func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
-	s.answer(w, true, func(st *Store, b []byte) ([]byte, *apiError) { return s.gamesPage(st, r, b) })
+	s.answer(w, true, func(st store.Reader, b []byte) ([]byte, *apiError) { return s.gamesPage(st, r, b) })
 }
 
 // gamesPage appends the games page a request asks for.
-func (s *Server) gamesPage(st *Store, r *http.Request, b []byte) ([]byte, *apiError) {
+func (s *Server) gamesPage(st store.Reader, r *http.Request, b []byte) ([]byte, *apiError) {
 	q, p, err := s.pagedQuery(r)
 	if err != nil {
 		return b, err
@@ -85,7 +87,7 @@ func (s *Server) gamesPage(st *Store, r *http.Request, b []byte) ([]byte, *apiEr
 		}
 		scope = n
 	}
-	keys := st.gameKeys
+	keys := st.GameKeys()
 	lo := sort.Search(len(keys), func(i int) bool { return keys[i].Epoch >= from })
 	hi := sort.Search(len(keys), func(i int) bool { return keys[i].Epoch > to })
 
@@ -108,23 +110,23 @@ func (s *Server) gamesPage(st *Store, r *http.Request, b []byte) ([]byte, *apiEr
 		teamID = "" // the team filter applies only to unspecified or team scope
 	}
 	if gameID != "" {
-		narrow(st.gamesByID[gameID])
+		narrow(st.GamesWithID(gameID))
 	}
 	if teamID != "" {
-		narrow(st.gamesByTeam[teamID])
+		narrow(st.GamesOfTeam(teamID))
 	}
 	if partyID != "" {
-		narrow(st.gamesByParty[partyID])
+		narrow(st.GamesOfParty(partyID))
 	}
 	keep := func(i int) bool {
-		switch teams := st.gameTeams[i]; {
+		switch teams := st.GameIsTeam(i); {
 		case scope == scopeIndividuals && teams, scope == scopeTeams && !teams:
 			return false
 		case gameID != "" && keys[i].ID != gameID:
 			return false
-		case teamID != "" && !inList(st.gamesByTeam[teamID], i):
+		case teamID != "" && !inList(st.GamesOfTeam(teamID), i):
 			return false
-		case partyID != "" && !inList(st.gamesByParty[partyID], i):
+		case partyID != "" && !inList(st.GamesOfParty(partyID), i):
 			return false
 		}
 		return true
@@ -148,7 +150,7 @@ func (s *Server) gamesPage(st *Store, r *http.Request, b []byte) ([]byte, *apiEr
 		v = listView(list, p.newestFirst)
 	}
 	start, end, err := s.page(p, v, func(c string) (cmpFunc, error) {
-		k, perr := generators.ParseGameCursor(c)
+		k, perr := records.ParseGameCursor(c)
 		if perr != nil {
 			return nil, perr
 		}
@@ -163,5 +165,11 @@ func (s *Server) gamesPage(st *Store, r *http.Request, b []byte) ([]byte, *apiEr
 	if err != nil {
 		return b, err
 	}
-	return writePage(b, "games", v, &st.games, func(b []byte, i int) []byte { return appendGameCursor(b, keys[i]) }, start, end), nil
+	return writePage(b, "games", v, st.Games(), start, end), nil
+}
+
+// inList reports whether a row is in an index list.
+func inList(list []int32, i int) bool {
+	k := sort.Search(len(list), func(j int) bool { return int(list[j]) >= i })
+	return k < len(list) && int(list[k]) == i
 }

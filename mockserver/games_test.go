@@ -7,18 +7,19 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/generators/world"
 )
 
 // gamesEdgeWorld holds the exact cases of the games filters: games of both
 // scopes in one epoch, one game ID over several epochs, a party playing as
 // an individual and in two teams' games, two teams in one game.
-func gamesEdgeWorld() *generators.World {
+func gamesEdgeWorld() *world.World {
 	w := emptyWorld()
 	P, Q, R, S := hexID("P"), hexID("Q"), hexID("R"), hexID("S")
 	T1, T2 := hexID("T1"), hexID("T2")
 	A, B, C, D := hexID("A"), hexID("B"), hexID("C"), hexID("D")
-	w.Games = []generators.Game{
+	w.Games = []records.Game{
 		individualGame(5, A, P, Q),
 		teamGame(5, B, teamPlay{T1, []string{P, R}}, teamPlay{T2, []string{S}}),
 		teamGame(6, C, teamPlay{T2, []string{P}}),
@@ -42,12 +43,12 @@ func TestGamesFilters(t *testing.T) {
 	edge := gamesEdgeWorld()
 	gen := copyWorld(genWorld(t))
 	// Keep the last ten epochs of games: enough variety, quick to validate.
-	gen.Games = slices.DeleteFunc(gen.Games, func(g generators.Game) bool { return g.Epoch+10 <= gen.LatestEpoch })
+	gen.Games = slices.DeleteFunc(gen.Games, func(g records.Game) bool { return g.Epoch+10 <= gen.LatestEpoch })
 	team, member, soloist, teamGameID, soloGameID := pickGameSubjects(t, gen)
 
 	tests := []struct {
 		name  string
-		world *generators.World
+		world *world.World
 		query string
 		f     gameFilter
 		want  int // number of rows expected, as a check on the model; -1: not checked
@@ -91,7 +92,7 @@ func TestGamesFilters(t *testing.T) {
 		{"generated/teams scope", gen, "entityScope=" + teams, gameFilter{scope: teams}, -1},
 		{"generated/individuals scope in an epoch window", gen, "entityScope=" + ind + "&epochFrom=33&epochTo=35", gameFilter{scope: ind, window: &[2]uint64{33, 35}}, -1},
 	}
-	servers := map[*generators.World]*testServer{edge: serve(t, Config{}, edge), gen: serve(t, Config{}, gen)}
+	servers := map[*world.World]*testServer{edge: serve(t, Config{}, edge), gen: serve(t, Config{}, gen)}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			want := expectGames(tc.world, tc.f)
@@ -125,7 +126,7 @@ func TestGamesFilters(t *testing.T) {
 // pickGameSubjects finds, in the games of w's default window, a team, a team
 // member, a party playing as an individual, a team game's ID and an
 // individual game's ID.
-func pickGameSubjects(t *testing.T, w *generators.World) (team, member, soloist, teamGame, soloGame string) {
+func pickGameSubjects(t *testing.T, w *world.World) (team, member, soloist, teamGame, soloGame string) {
 	t.Helper()
 	l := newestEpoch(w)
 	for i := len(w.Games) - 1; i >= 0; i-- {
@@ -149,7 +150,7 @@ func pickGameSubjects(t *testing.T, w *generators.World) (team, member, soloist,
 // epochWorld has one small game in each epoch 1..40 and two in the last
 // three, while the world says its latest epoch is 100: the latest epoch is
 // the newest in the data.
-func epochWorld() *generators.World {
+func epochWorld() *world.World {
 	w := emptyWorld()
 	for e := uint64(1); e <= 40; e++ {
 		w.Games = append(w.Games, individualGame(e, hexID("every epoch"), hexID(fmt.Sprint("p", e%7))))

@@ -19,7 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/generators/world"
+	"github.com/chaindata/harness/mockserver/store"
 	"github.com/chaindata/harness/schemas"
 )
 
@@ -30,11 +32,11 @@ import (
 // indexes and binary searches.
 
 // sharedWorld is a small generated world, made once, that tests only read.
-var sharedWorld = sync.OnceValues(func() (*generators.World, error) {
-	return generators.Generate(generators.Options{Seed: 7, Scale: 0.05})
+var sharedWorld = sync.OnceValues(func() (*world.World, error) {
+	return world.Generate(world.Options{Seed: 7, Scale: 0.05})
 })
 
-func genWorld(t testing.TB) *generators.World {
+func genWorld(t testing.TB) *world.World {
 	t.Helper()
 	w, err := sharedWorld()
 	if err != nil {
@@ -45,7 +47,7 @@ func genWorld(t testing.TB) *generators.World {
 
 // copyWorld returns a world sharing w's records but with its own record
 // slices, so a test can add or drop records.
-func copyWorld(w *generators.World) *generators.World {
+func copyWorld(w *world.World) *world.World {
 	c := *w
 	c.Games = slices.Clone(w.Games)
 	c.Snapshots = slices.Clone(w.Snapshots)
@@ -67,17 +69,17 @@ func hexID(label string) string {
 func ethAddress(label string) string { return "0x" + hexID(label)[:40] }
 
 // emptyWorld returns a world with no records at all.
-func emptyWorld() *generators.World {
+func emptyWorld() *world.World {
 	genesis := time.Date(2024, 1, 8, 0, 0, 0, 0, time.UTC)
-	return &generators.World{
+	return &world.World{
 		Seed: 1, Scale: 1, Genesis: genesis,
 		LatestBlock: 5000, LatestBlockTime: genesis.Add(5000*time.Second + 123),
 		FirstEpoch: 1, LatestEpoch: 1,
 	}
 }
 
-func entry(party string, rank uint64) generators.IndividualEntry {
-	return generators.IndividualEntry{
+func entry(party string, rank uint64) records.IndividualEntry {
+	return records.IndividualEntry{
 		Individual: party, Rank: rank,
 		RewardEarned: "1000", RewardEarnedQuantum: "0.001", RewardMetric: "DISPATCH_METRIC_MAKER_FEES_PAID",
 		TotalRewardsEarned: "5000", TotalRewardsEarnedQuantum: "0.005", Volume: "12.5",
@@ -85,10 +87,10 @@ func entry(party string, rank uint64) generators.IndividualEntry {
 }
 
 // individualGame is a game played by individuals.
-func individualGame(epoch uint64, id string, parties ...string) generators.Game {
-	g := generators.Game{
+func individualGame(epoch uint64, id string, parties ...string) records.Game {
+	g := records.Game{
 		Epoch: epoch, ID: id, Participants: uint64(len(parties)), RewardAssetID: hexID("asset"),
-		Individual: &generators.IndividualEntities{Individual: []generators.IndividualEntry{}},
+		Individual: &records.IndividualEntities{Individual: []records.IndividualEntry{}},
 	}
 	for i, p := range parties {
 		g.Individual.Individual = append(g.Individual.Individual, entry(p, uint64(i+1)))
@@ -103,16 +105,16 @@ type teamPlay struct {
 }
 
 // teamGame is a game played by teams.
-func teamGame(epoch uint64, id string, teams ...teamPlay) generators.Game {
-	g := generators.Game{
+func teamGame(epoch uint64, id string, teams ...teamPlay) records.Game {
+	g := records.Game{
 		Epoch: epoch, ID: id, RewardAssetID: hexID("asset"),
-		Team: &generators.TeamEntities{Team: []generators.TeamEntry{}},
+		Team: &records.TeamEntities{Team: []records.TeamEntry{}},
 	}
 	for i, tp := range teams {
-		te := generators.TeamEntry{
+		te := records.TeamEntry{
 			Rank: uint64(i + 1), RewardEarned: "2000", RewardEarnedQuantum: "0.002", RewardMetric: "DISPATCH_METRIC_MAKER_FEES_PAID",
 			TotalRewardsEarned: "9000", TotalRewardsEarnedQuantum: "0.009", Volume: "100.25",
-			Team: generators.TeamParticipation{TeamID: tp.team, MembersParticipating: []generators.IndividualEntry{}},
+			Team: records.TeamParticipation{TeamID: tp.team, MembersParticipating: []records.IndividualEntry{}},
 		}
 		for j, m := range tp.members {
 			te.Team.MembersParticipating = append(te.Team.MembersParticipating, entry(m, uint64(j+1)))
@@ -123,14 +125,14 @@ func teamGame(epoch uint64, id string, teams ...teamPlay) generators.Game {
 	return g
 }
 
-func snapshot(height uint64) generators.CoreSnapshot {
-	return generators.CoreSnapshot{
+func snapshot(height uint64) records.CoreSnapshot {
+	return records.CoreSnapshot{
 		BlockHash: hexID(fmt.Sprint("block", height)), BlockHeight: height, CoreVersion: "v0.77.4",
 	}
 }
 
-func rotation(height uint64, node string) generators.EthereumKeyRotation {
-	return generators.EthereumKeyRotation{
+func rotation(height uint64, node string) records.EthereumKeyRotation {
+	return records.EthereumKeyRotation{
 		BlockHeight: height, NodeID: node,
 		OldAddress: ethAddress(fmt.Sprint("old", height, node)), NewAddress: ethAddress(fmt.Sprint("new", height, node)),
 	}
@@ -143,21 +145,21 @@ func rotation(height uint64, node string) generators.EthereumKeyRotation {
 type testServer struct {
 	url    string
 	client *http.Client
-	world  *generators.World
+	world  *world.World
 }
 
 // serve starts a server of w with cfg for the duration of the test.
-func serve(t testing.TB, cfg Config, w *generators.World) *testServer {
+func serve(t testing.TB, cfg Config, w *world.World) *testServer {
 	t.Helper()
-	store, err := NewStore(w)
+	st, err := store.New(w)
 	if err != nil {
-		t.Fatalf("NewStore: %v", err)
+		t.Fatalf("store.New: %v", err)
 	}
-	return serveHandler(t, New(cfg, store), w)
+	return serveHandler(t, New(cfg, st), w)
 }
 
 // serveHandler starts h, a server of w, for the duration of the test.
-func serveHandler(t testing.TB, h http.Handler, w *generators.World) *testServer {
+func serveHandler(t testing.TB, h http.Handler, w *world.World) *testServer {
 	t.Helper()
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
@@ -426,11 +428,11 @@ type listing struct {
 	// fixed listings (network parameters) ignore newestFirst.
 	fixed bool
 	// cursor encodes a key as docs/behaviour.md describes, written here
-	// independently of the generators package.
+	// independently of package records.
 	cursor func(rowKey) string
 	// rows returns every row of a world in newest-first order (games: of
 	// the default epoch window).
-	rows func(w *generators.World) []expRow
+	rows func(w *world.World) []expRow
 	// absent returns well-formed keys that have no row in rows.
 	absent func(rows []expRow) []rowKey
 }
@@ -448,7 +450,7 @@ var (
 		cursor: func(k rowKey) string {
 			return b64(fmt.Sprintf(`{"epoch":"%d","id":"%s"}`, k.n, k.s))
 		},
-		rows: func(w *generators.World) []expRow { return gameRows(w, gameFilter{}) },
+		rows: func(w *world.World) []expRow { return gameRows(w, gameFilter{}) },
 		absent: func(rows []expRow) []rowKey {
 			mid := rows[len(rows)/2].key
 			return []rowKey{
@@ -461,11 +463,11 @@ var (
 		name: "snapshots", path: "/api/v2/snapshots", wrapper: "coreSnapshots",
 		order:  func(a, b rowKey) int { return cmp.Compare(b.n, a.n) },
 		cursor: func(k rowKey) string { return b64(fmt.Sprintf(`{"blockHeight":"%d"}`, k.n)) },
-		rows: func(w *generators.World) []expRow {
+		rows: func(w *world.World) []expRow {
 			var out []expRow
 			for i := range w.Snapshots {
 				s := &w.Snapshots[i]
-				out = append(out, expRow{key: rowKey{n: s.BlockHeight}, node: generators.RecordJSON(s)})
+				out = append(out, expRow{key: rowKey{n: s.BlockHeight}, node: records.RecordJSON(s)})
 			}
 			return out
 		},
@@ -480,7 +482,7 @@ var (
 		cursor: func(k rowKey) string {
 			return b64(fmt.Sprintf(`{"blockHeight":"%d","nodeId":"%s"}`, k.n, k.s))
 		},
-		rows: func(w *generators.World) []expRow { return rotationRows(w, "") },
+		rows: func(w *world.World) []expRow { return rotationRows(w, "") },
 		absent: func(rows []expRow) []rowKey {
 			mid := rows[len(rows)/2].key
 			return []rowKey{
@@ -497,11 +499,11 @@ var (
 			b, _ := json.Marshal(map[string]string{"key": k.s})
 			return b64(string(b))
 		},
-		rows: func(w *generators.World) []expRow {
+		rows: func(w *world.World) []expRow {
 			var out []expRow
 			for i := range w.NetworkParameters {
 				p := &w.NetworkParameters[i]
-				out = append(out, expRow{key: rowKey{s: p.Key}, node: generators.RecordJSON(p)})
+				out = append(out, expRow{key: rowKey{s: p.Key}, node: records.RecordJSON(p)})
 			}
 			return out
 		},
@@ -542,7 +544,7 @@ func (l *listing) cmpIn(newestFirst bool) func(a, b rowKey) int {
 }
 
 // expected returns the listing's rows of w, newest first.
-func (l *listing) expected(w *generators.World) []expRow { return l.finish(l.rows(w)) }
+func (l *listing) expected(w *world.World) []expRow { return l.finish(l.rows(w)) }
 
 // gameFilter is the filters of a games request, as the model applies them.
 type gameFilter struct {
@@ -553,7 +555,7 @@ type gameFilter struct {
 }
 
 // newestEpoch is the newest epoch in the data.
-func newestEpoch(w *generators.World) uint64 {
+func newestEpoch(w *world.World) uint64 {
 	var l uint64
 	for i := range w.Games {
 		l = max(l, w.Games[i].Epoch)
@@ -562,12 +564,12 @@ func newestEpoch(w *generators.World) uint64 {
 }
 
 // expectGames returns the games of w the filter selects, newest first.
-func expectGames(w *generators.World, f gameFilter) []expRow {
+func expectGames(w *world.World, f gameFilter) []expRow {
 	return gamesListing.finish(gameRows(w, f))
 }
 
 // gameRows returns the games of w the filter selects, in no order.
-func gameRows(w *generators.World, f gameFilter) []expRow {
+func gameRows(w *world.World, f gameFilter) []expRow {
 	from, to := uint64(0), newestEpoch(w)
 	from = max(to, 29) - 29
 	if f.window != nil {
@@ -598,7 +600,7 @@ func gameRows(w *generators.World, f gameFilter) []expRow {
 		case f.teamID != "" && f.scope != "ENTITY_SCOPE_INDIVIDUALS" && !slices.Contains(teams, f.teamID):
 		case f.partyID != "" && !slices.Contains(parties, f.partyID):
 		default:
-			out = append(out, expRow{key: rowKey{g.Epoch, g.ID}, node: generators.RecordJSON(g)})
+			out = append(out, expRow{key: rowKey{g.Epoch, g.ID}, node: records.RecordJSON(g)})
 		}
 	}
 	return out
@@ -606,16 +608,16 @@ func gameRows(w *generators.World, f gameFilter) []expRow {
 
 // expectRotations returns the rotations of w (of one node when node is not
 // empty), newest first.
-func expectRotations(w *generators.World, node string) []expRow {
+func expectRotations(w *world.World, node string) []expRow {
 	return rotationsListing.finish(rotationRows(w, node))
 }
 
-func rotationRows(w *generators.World, node string) []expRow {
+func rotationRows(w *world.World, node string) []expRow {
 	var out []expRow
 	for i := range w.KeyRotations {
 		r := &w.KeyRotations[i]
 		if node == "" || r.NodeID == node {
-			out = append(out, expRow{key: rowKey{r.BlockHeight, r.NodeID}, node: generators.RecordJSON(r)})
+			out = append(out, expRow{key: rowKey{r.BlockHeight, r.NodeID}, node: records.RecordJSON(r)})
 		}
 	}
 	return out
@@ -808,7 +810,7 @@ func (a txModel) less(b txModel) bool {
 }
 
 // txModels reads w's transactions from their JSON, oldest first.
-func txModels(t testing.TB, w *generators.World) []txModel {
+func txModels(t testing.TB, w *world.World) []txModel {
 	t.Helper()
 	out := make([]txModel, 0, len(w.Transactions))
 	for i := range w.Transactions {

@@ -16,8 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver/faults"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // The tests here hold the mock to its limits against slow and hostile
@@ -26,13 +27,13 @@ import (
 
 // serveLimited starts a server of w with cfg on an http.Server set up as
 // Server.HTTPServer sets one up (its MaxHeaderBytes above the mock's limit).
-func serveLimited(t testing.TB, cfg Config, w *generators.World) (*testServer, *Server) {
+func serveLimited(t testing.TB, cfg Config, w *world.World) (*testServer, *Server) {
 	t.Helper()
-	store, err := NewStore(w)
+	st, err := store.New(w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(cfg, store)
+	s := New(cfg, st)
 	hs := httptest.NewUnstartedServer(s)
 	hs.Config.MaxHeaderBytes = s.HTTPServer().MaxHeaderBytes
 	hs.Start()
@@ -321,8 +322,8 @@ func TestHeaderBytes(t *testing.T) {
 
 // bigTxWorld is a world with 5000 transactions: a full page is about 5.7 MB,
 // more than the socket buffers of a connection hold.
-var bigTxWorld = sync.OnceValues(func() (*generators.World, error) {
-	return generators.Generate(generators.Options{Seed: 3, Scale: 0.5})
+var bigTxWorld = sync.OnceValues(func() (*world.World, error) {
+	return world.Generate(world.Options{Seed: 3, Scale: 0.5})
 })
 
 // writeResult is how the server's writing of one answer ended.
@@ -334,13 +335,13 @@ type writeResult struct {
 
 // serveWatched starts a server of w with cfg that reports, for each request,
 // how its writes ended, and each connection it closes.
-func serveWatched(t *testing.T, cfg Config, w *generators.World) (string, <-chan writeResult, <-chan struct{}) {
+func serveWatched(t *testing.T, cfg Config, w *world.World) (string, <-chan writeResult, <-chan struct{}) {
 	t.Helper()
-	store, err := NewStore(w)
+	st, err := store.New(w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mock := New(cfg, store)
+	mock := New(cfg, st)
 	results := make(chan writeResult, 16)
 	closed := make(chan struct{}, 16)
 	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -547,7 +548,7 @@ func TestWriteAllowance(t *testing.T) {
 // negative WriteTimeout turns the deadline off, and HTTPServer reads
 // HeaderSlack more than the mock's header limit.
 func TestLimitDefaults(t *testing.T) {
-	store, err := NewStore(emptyWorld())
+	st, err := store.New(emptyWorld())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -561,7 +562,7 @@ func TestLimitDefaults(t *testing.T) {
 		{"off", Config{WriteTimeout: -1, MinWriteRate: -5, MaxHeaderBytes: -1}, Config{WriteTimeout: -1, MinWriteRate: 256 << 10, MaxHeaderBytes: 1 << 20}},
 	}
 	for _, tc := range tests {
-		s := New(tc.in, store)
+		s := New(tc.in, st)
 		got := s.Config()
 		if got.WriteTimeout != tc.want.WriteTimeout || got.MinWriteRate != tc.want.MinWriteRate || got.MaxHeaderBytes != tc.want.MaxHeaderBytes {
 			t.Errorf("%s: WriteTimeout %v, MinWriteRate %d, MaxHeaderBytes %d; want %v, %d, %d", tc.name,
@@ -647,7 +648,7 @@ func TestWriteDeadlinesSet(t *testing.T) {
 		}
 	}
 
-	store, err := NewStore(emptyWorld())
+	st, err := store.New(emptyWorld())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -656,7 +657,7 @@ func TestWriteDeadlinesSet(t *testing.T) {
 		want    bool
 	}{{0, true}, {time.Second, true}, {-1, false}} {
 		rec := &deadlineRecorder{ResponseRecorder: *httptest.NewRecorder(), now: time.Now}
-		New(Config{WriteTimeout: tc.timeout}, store).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/nowhere", nil))
+		New(Config{WriteTimeout: tc.timeout}, st).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/nowhere", nil))
 		if got := strings.Contains(strings.Join(rec.events, ", "), "deadline"); got != tc.want {
 			t.Errorf("WriteTimeout %v: deadlines set %v, want %v (%v)", tc.timeout, got, tc.want, rec.events)
 		}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // BenchmarkWriteDeadlineCost compares a 100-row network parameters page over
@@ -14,7 +16,7 @@ import (
 // Config.WriteTimeout turns it off), two clients per CPU: what the
 // deadline's SetWriteDeadline calls (three per answer) cost.
 func BenchmarkWriteDeadlineCost(b *testing.B) {
-	store, err := NewStore(genWorld(b))
+	st, err := store.New(genWorld(b))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -23,7 +25,7 @@ func BenchmarkWriteDeadlineCost(b *testing.B) {
 		timeout time.Duration
 	}{{"off", -1}, {"on", 0}} {
 		b.Run(tc.name, func(b *testing.B) {
-			srv := httptest.NewServer(New(Config{WriteTimeout: tc.timeout}, store))
+			srv := httptest.NewServer(New(Config{WriteTimeout: tc.timeout}, st))
 			defer srv.Close()
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 			u := srv.URL + "/api/v2/network/parameters?pagination.first=100"

@@ -4,50 +4,53 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
-	s.answer(w, true, func(st *Store, b []byte) ([]byte, *apiError) {
+	s.answer(w, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
 		_, p, err := s.pagedQuery(r)
 		if err != nil {
 			return b, err
 		}
-		v := rangeView(st.snapshots.len(), p.newestFirst)
+		keys := st.SnapshotKeys()
+		v := rangeView(len(keys), p.newestFirst)
 		start, end, err := s.page(p, v, func(c string) (cmpFunc, error) {
-			k, perr := generators.ParseSnapshotCursor(c)
+			k, perr := records.ParseSnapshotCursor(c)
 			if perr != nil {
 				return nil, perr
 			}
-			return func(i int) int { return cmpUint(st.snapshotKeys[i].BlockHeight, k.BlockHeight) }, nil
+			return func(i int) int { return cmpUint(keys[i].BlockHeight, k.BlockHeight) }, nil
 		})
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "coreSnapshots", v, &st.snapshots, func(b []byte, i int) []byte { return appendSnapshotCursor(b, st.snapshotKeys[i]) }, start, end), nil
+		return writePage(b, "coreSnapshots", v, st.Snapshots(), start, end), nil
 	})
 }
 
 func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
-	s.answer(w, true, func(st *Store, b []byte) ([]byte, *apiError) {
+	s.answer(w, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
 		q, p, err := s.pagedQuery(r)
 		if err != nil {
 			return b, err
 		}
-		v := rangeView(st.rotations.len(), p.newestFirst)
+		keys := st.RotationKeys()
+		v := rangeView(len(keys), p.newestFirst)
 		if node, ok := q.get("nodeId", "node_id"); ok && node != "" {
-			v = listView(st.rotByNode[node], p.newestFirst)
+			v = listView(st.RotationsOfNode(node), p.newestFirst)
 			if v.list == nil {
 				v.list = []int32{}
 			}
 		}
 		start, end, err := s.page(p, v, func(c string) (cmpFunc, error) {
-			k, perr := generators.ParseRotationCursor(c)
+			k, perr := records.ParseRotationCursor(c)
 			if perr != nil {
 				return nil, perr
 			}
 			return func(i int) int {
-				rk := st.rotKeys[i]
+				rk := keys[i]
 				if d := cmpUint(rk.BlockHeight, k.BlockHeight); d != 0 {
 					return d
 				}
@@ -57,31 +60,30 @@ func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "keyRotations", v, &st.rotations, func(b []byte, i int) []byte { return appendRotationCursor(b, st.rotKeys[i]) }, start, end), nil
+		return writePage(b, "keyRotations", v, st.Rotations(), start, end), nil
 	})
 }
 
 func (s *Server) listNetworkParameters(w http.ResponseWriter, r *http.Request) {
-	s.answer(w, true, func(st *Store, b []byte) ([]byte, *apiError) {
+	s.answer(w, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
 		_, p, err := s.pagedQuery(r)
 		if err != nil {
 			return b, err
 		}
 		// Parameters have no age: always in key order, newestFirst ignored.
-		v := rangeView(st.params.len(), false)
+		keys := st.ParameterKeys()
+		v := rangeView(len(keys), false)
 		start, end, err := s.page(p, v, func(c string) (cmpFunc, error) {
-			k, perr := generators.ParseParameterCursor(c)
+			k, perr := records.ParseParameterCursor(c)
 			if perr != nil {
 				return nil, perr
 			}
-			return func(i int) int { return strings.Compare(st.paramKeys[i], k.Key) }, nil
+			return func(i int) int { return strings.Compare(keys[i], k.Key) }, nil
 		})
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "networkParameters", v, &st.params, func(b []byte, i int) []byte {
-			return appendParamCursor(b, generators.ParameterKey{Key: st.paramKeys[i]})
-		}, start, end), nil
+		return writePage(b, "networkParameters", v, st.Parameters(), start, end), nil
 	})
 }
 

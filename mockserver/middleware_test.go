@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/world"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // TestCORS checks every answer allows any origin (the client checks that on
@@ -64,7 +65,7 @@ func TestBlockHeaders(t *testing.T) {
 	hand := emptyWorld()
 	hand.LatestBlock = 987654321
 	hand.LatestBlockTime = time.Date(2025, 3, 4, 5, 6, 7, 89, time.UTC)
-	for _, w := range []*generators.World{gen, hand} {
+	for _, w := range []*world.World{gen, hand} {
 		s := serve(t, Config{}, w)
 		for _, l := range pagedListings {
 			for _, q := range []string{"", "pagination.first=1&pagination.newestFirst=false"} {
@@ -142,11 +143,11 @@ func TestLatency(t *testing.T) {
 		})
 	}
 	t.Run("cancelled", func(t *testing.T) {
-		store, err := NewStore(emptyWorld())
+		st, err := store.New(emptyWorld())
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := New(Config{Latency: time.Hour}, store)
+		h := New(Config{Latency: time.Hour}, st)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		rec := httptest.NewRecorder()
@@ -228,7 +229,7 @@ func TestFailRate(t *testing.T) {
 // request.
 func TestLogger(t *testing.T) {
 	t.Parallel()
-	store, err := NewStore(emptyWorld())
+	st, err := store.New(emptyWorld())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +245,7 @@ func TestLogger(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.method+" "+tc.target, func(t *testing.T) {
 			var buf bytes.Buffer
-			h := New(Config{Logger: slog.New(slog.NewJSONHandler(&buf, nil))}, store)
+			h := New(Config{Logger: slog.New(slog.NewJSONHandler(&buf, nil))}, st)
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.target, nil))
 			path, _, _ := strings.Cut(tc.target, "?")

@@ -9,14 +9,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/generators/world"
 )
 
 // handGames returns small games over epochs 1..epochs: five recurring game
 // IDs, individual and team scope in every epoch, not every game in every
 // epoch, so that ties of epoch are broken by game ID.
-func handGames(epochs int) []generators.Game {
-	var out []generators.Game
+func handGames(epochs int) []records.Game {
+	var out []records.Game
 	for e := 1; e <= epochs; e++ {
 		for k := range 5 {
 			if (e+k)%4 == 0 {
@@ -38,7 +39,7 @@ func handGames(epochs int) []generators.Game {
 
 // pagingWorld is the generated world with small hand-made games (cheap to
 // validate), key rotations that tie on height, and fewer transactions.
-func pagingWorld(t testing.TB) *generators.World {
+func pagingWorld(t testing.TB) *world.World {
 	t.Helper()
 	w := copyWorld(genWorld(t))
 	w.Games = handGames(12)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/chaindata/harness/internal/quote"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // pageRequest is the pagination of a request to a paged listing.
@@ -261,9 +262,8 @@ func (s *Server) page(p pageRequest, v view, decode func(string) (cmpFunc, error
 	}
 }
 
-// writePage appends a paged listing's body for positions [start, end);
-// cursor appends a row's cursor when the rows are nodes alone.
-func writePage(b []byte, wrapper string, v view, rows *pagedRows, cursor func([]byte, int) []byte, start, end int) []byte {
+// writePage appends a paged listing's body for positions [start, end).
+func writePage(b []byte, wrapper string, v view, rows *store.Paged, start, end int) []byte {
 	b = append(b, `{"`...)
 	b = append(b, wrapper...)
 	b = append(b, `":{"edges":[`...)
@@ -271,15 +271,15 @@ func writePage(b []byte, wrapper string, v view, rows *pagedRows, cursor func([]
 		if p > start {
 			b = append(b, ',')
 		}
-		b = rows.appendEdge(b, v.row(p), cursor)
+		b = rows.AppendEdge(b, v.row(p))
 	}
 	b = append(b, `],"pageInfo":{"startCursor":"`...)
 	if end > start {
-		b = rows.appendCursor(b, v.row(start), cursor)
+		b = rows.AppendCursor(b, v.row(start))
 	}
 	b = append(b, `","endCursor":"`...)
 	if end > start {
-		b = rows.appendCursor(b, v.row(end-1), cursor)
+		b = rows.AppendCursor(b, v.row(end-1))
 	}
 	b = append(b, `","hasNextPage":`...)
 	b = strconv.AppendBool(b, end < v.len())

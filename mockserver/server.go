@@ -10,8 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/mockserver/faults"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // Config holds the server's settings. The zero value of each field means its
@@ -55,7 +56,7 @@ type Config struct {
 	// Chain, when set, makes the store grow as a live network does; the
 	// control API advances and resets it. It must grow the store given to
 	// New.
-	Chain *Chain
+	Chain *store.Chain
 	// Control serves the control API under /harness/ (control.go). A
 	// TransactionsPrefix under /harness is then hidden behind it. Its
 	// answers carry no CORS headers, and it refuses writes other web
@@ -129,11 +130,11 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Server serves the five listings of a Store.
+// Server serves the five listings of a store.Store.
 type Server struct {
 	cfg     Config
-	store   *Store
-	chain   *Chain
+	store   *store.Store
+	chain   *store.Chain
 	faults  *faults.Injector
 	handler http.Handler
 	bufs    sync.Pool
@@ -141,11 +142,11 @@ type Server struct {
 
 // New returns a server of store configured by cfg. It panics when cfg.Chain
 // grows another store.
-func New(cfg Config, store *Store) *Server {
-	if cfg.Chain != nil && cfg.Chain.Store() != store {
+func New(cfg Config, st *store.Store) *Server {
+	if cfg.Chain != nil && cfg.Chain.Store() != st {
 		panic("mockserver.New: the chain grows another store")
 	}
-	s := &Server{cfg: cfg.withDefaults(), store: store, chain: cfg.Chain}
+	s := &Server{cfg: cfg.withDefaults(), store: st, chain: cfg.Chain}
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
 	mux := http.NewServeMux()
 	type listing struct {
@@ -154,15 +155,15 @@ func New(cfg Config, store *Store) *Server {
 		listing string
 	}
 	listings := []listing{
-		{"/api/v2/games", s.listGames, generators.ListingGames},
-		{"/api/v2/snapshots", s.listSnapshots, generators.ListingSnapshots},
-		{"/api/v2/core/keys/ethereum/rotations", s.listKeyRotations, generators.ListingKeyRotations},
-		{"/api/v2/network/parameters", s.listNetworkParameters, generators.ListingNetworkParameters},
-		{"/transactions", s.listTransactions, generators.ListingTransactions},
-		{"/rest/transactions", s.listTransactions, generators.ListingTransactions},
+		{"/api/v2/games", s.listGames, records.ListingGames},
+		{"/api/v2/snapshots", s.listSnapshots, records.ListingSnapshots},
+		{"/api/v2/core/keys/ethereum/rotations", s.listKeyRotations, records.ListingKeyRotations},
+		{"/api/v2/network/parameters", s.listNetworkParameters, records.ListingNetworkParameters},
+		{"/transactions", s.listTransactions, records.ListingTransactions},
+		{"/rest/transactions", s.listTransactions, records.ListingTransactions},
 	}
 	if p := transactionsPrefix(s.cfg.TransactionsPrefix); p != "" {
-		listings = append(listings, listing{p + "/transactions", s.listTransactions, generators.ListingTransactions})
+		listings = append(listings, listing{p + "/transactions", s.listTransactions, records.ListingTransactions})
 	}
 	listingOf := map[string]string{}
 	for _, l := range listings {
@@ -285,13 +286,15 @@ var contentTypeJSON = []string{"application/json"}
 // the lock is released, so that a slow client never holds up the chain.
 // Data-node listings (blockHeaders) carry the newest block's height and
 // time, as the real data node's answers do.
-func (s *Server) answer(w http.ResponseWriter, blockHeaders bool, fn func(st *Store, b []byte) ([]byte, *apiError)) {
+func (s *Server) answer(w http.ResponseWriter, blockHeaders bool, fn func(st store.Reader, b []byte) ([]byte, *apiError)) {
 	bp := s.bufs.Get().(*[]byte)
-	st := s.store
-	st.mu.RLock()
-	b, err := fn(st, (*bp)[:0])
-	height, ts := st.heightHeader, st.timeHeader
-	st.mu.RUnlock()
+	var b []byte
+	var err *apiError
+	var height, ts []string
+	s.store.Read(func(st store.Reader) {
+		b, err = fn(st, (*bp)[:0])
+		height, ts = st.BlockHeaders()
+	})
 	h := w.Header()
 	if blockHeaders {
 		h["X-Block-Height"] = height // keys already canonical

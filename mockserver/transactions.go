@@ -6,8 +6,9 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/internal/quote"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 var errUnknownEnum = errors.New("unknown enum value")
@@ -15,7 +16,7 @@ var errUnknownEnum = errors.New("unknown enum value")
 // txRequest is a parsed transaction listing request.
 type txRequest struct {
 	first, last   int64
-	before, after *generators.TxKey
+	before, after *records.TxKey
 	cmdTypes      []string
 	excludeTypes  []string
 	parties       []string
@@ -54,12 +55,12 @@ func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 	for _, c := range []struct {
 		text string
 		set  bool
-		dst  **generators.TxKey
+		dst  **records.TxKey
 	}{{before, hasBefore, &req.before}, {after, hasAfter, &req.after}} {
 		if !c.set {
 			continue
 		}
-		k, err := generators.ParseTxCursor(c.text)
+		k, err := records.ParseTxCursor(c.text)
 		if err != nil {
 			return req, invalidArgument("invalid cursor string: "+quote.Value(c.text), err.Error())
 		}
@@ -94,18 +95,19 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	s.answer(w, false, func(st *Store, b []byte) ([]byte, *apiError) { return s.transactionsPage(st, req, b), nil })
+	s.answer(w, false, func(st store.Reader, b []byte) ([]byte, *apiError) { return s.transactionsPage(st, req, b), nil })
 }
 
 // transactionsPage appends the transactions a request asks for.
-func (s *Server) transactionsPage(st *Store, req txRequest, b []byte) []byte {
+func (s *Server) transactionsPage(st store.Reader, req txRequest, b []byte) []byte {
 	src := s.txSource(st, req)
-	pos := func(k generators.TxKey, after bool) int {
-		return sort.Search(len(st.txKeys), func(i int) bool {
+	keys := st.TxKeys()
+	pos := func(k records.TxKey, after bool) int {
+		return sort.Search(len(keys), func(i int) bool {
 			if after {
-				return k.Less(st.txKeys[i])
+				return k.Less(keys[i])
 			}
-			return !st.txKeys[i].Less(k)
+			return !keys[i].Less(k)
 		})
 	}
 	var picked []int
@@ -121,7 +123,7 @@ func (s *Server) transactionsPage(st *Store, req txRequest, b []byte) []byte {
 		if req.before != nil {
 			picked = src.descend(pos(*req.before, false), n, 0)
 		} else {
-			picked = reverse(src.ascend(0, n, len(st.txKeys)))
+			picked = reverse(src.ascend(0, n, len(keys)))
 		}
 	default:
 		n := int(req.first)
@@ -129,9 +131,9 @@ func (s *Server) transactionsPage(st *Store, req txRequest, b []byte) []byte {
 			n = s.cfg.TxDefaultPageSize
 		}
 		if req.after != nil {
-			picked = reverse(src.ascend(pos(*req.after, true), n, len(st.txKeys)))
+			picked = reverse(src.ascend(pos(*req.after, true), n, len(keys)))
 		} else {
-			picked = src.descend(len(st.txKeys), n, 0)
+			picked = src.descend(len(keys), n, 0)
 		}
 	}
 	b = append(b, `{"transactions":[`...)
@@ -139,7 +141,7 @@ func (s *Server) transactionsPage(st *Store, req txRequest, b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, st.txs.get(idx)...)
+		b = append(b, st.Tx(idx)...)
 	}
 	return append(b, "]}\n"...)
 }
@@ -154,7 +156,7 @@ type txSource struct {
 }
 
 // txSource picks the narrowest indexes for the request's filters.
-func (s *Server) txSource(st *Store, req txRequest) txSource {
+func (s *Server) txSource(st store.Reader, req txRequest) txSource {
 	excluded := map[string]bool{}
 	for _, t := range req.excludeTypes {
 		excluded[t] = true
@@ -164,14 +166,14 @@ func (s *Server) txSource(st *Store, req txRequest) txSource {
 		included[t] = true
 	}
 	typeOK := func(i int) bool {
-		t := st.typeNames[st.txTypes[i]]
+		t := st.TxType(i)
 		return !excluded[t] && (len(included) == 0 || included[t])
 	}
-	src := txSource{n: len(st.txKeys)}
+	src := txSource{n: len(st.TxKeys())}
 	switch {
 	case len(req.parties) > 0:
 		for _, p := range req.parties {
-			src.lists = append(src.lists, st.txByParty[p])
+			src.lists = append(src.lists, st.TxsOfParty(p))
 		}
 		if len(included) > 0 || len(excluded) > 0 {
 			src.keep = typeOK
@@ -179,15 +181,15 @@ func (s *Server) txSource(st *Store, req txRequest) txSource {
 	case len(included) > 0:
 		for t := range included {
 			if !excluded[t] {
-				src.lists = append(src.lists, st.txByType[t])
+				src.lists = append(src.lists, st.TxsOfType(t))
 			}
 		}
 	case len(excluded) > 0:
-		for t, list := range st.txByType {
+		st.EachTxType(func(t string, list []int32) {
 			if !excluded[t] {
 				src.lists = append(src.lists, list)
 			}
-		}
+		})
 	default:
 		src.all = true
 	}

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/schemas"
 )
 
@@ -21,7 +22,7 @@ var receiverParty = hexID("receiver")
 // txWorld is the generated world cut to its 200 oldest transactions, one
 // batch proposal among them rewritten to transfer to receiverParty's
 // general account.
-func txWorld(t testing.TB) *generators.World {
+func txWorld(t testing.TB) *world.World {
 	t.Helper()
 	w := copyWorld(genWorld(t))
 	w.Transactions = slices.Clone(w.Transactions[:200])
@@ -38,7 +39,7 @@ func txWorld(t testing.TB) *generators.World {
 // withReceiver rewrites a batch proposal's changes to one governance
 // transfer to party's general account, checks the result is still a valid
 // transaction, and reads it back as the fixtures reader does.
-func withReceiver(t testing.TB, tx generators.Transaction, party string) generators.Transaction {
+func withReceiver(t testing.TB, tx records.Transaction, party string) records.Transaction {
 	t.Helper()
 	var doc map[string]any
 	dec := json.NewDecoder(bytes.NewReader(tx.JSON))
@@ -64,7 +65,7 @@ func withReceiver(t testing.TB, tx generators.Transaction, party string) generat
 	if err := schemas.MustLoad("Transaction").Validate(raw); err != nil {
 		t.Fatalf("rewritten transaction: %v\n%s", err, raw)
 	}
-	out, err := generators.ParseTransaction(raw)
+	out, err := records.ParseTransaction(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

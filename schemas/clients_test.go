@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/mockserver/store"
 	"github.com/chaindata/harness/schemas"
 )
 
@@ -101,15 +102,15 @@ func TestGeneratedClientsWalkEveryListing(t *testing.T) {
 	goCommand(ctx, t, dir, "build", "-mod=mod", "-trimpath", "-o", bin+string(filepath.Separator), "./walk", "./decode")
 	t.Logf("decode: %s", bytes.TrimSpace(runCommand(ctx, t, dir, filepath.Join(bin, "decode"))))
 
-	world, err := generators.Generate(generators.Options{Seed: 1, Scale: 0.05})
+	w, err := world.Generate(world.Options{Seed: 1, Scale: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := mockserver.NewStore(world)
+	st, err := store.New(w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(mockserver.New(mockserver.Config{}, store))
+	srv := httptest.NewServer(mockserver.New(mockserver.Config{}, st))
 	defer srv.Close()
 
 	// A page of 7 rows makes every listing take several pages (the
@@ -120,7 +121,7 @@ func TestGeneratedClientsWalkEveryListing(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("walk output is not JSON: %v\n%s", err, out)
 	}
-	want := store.Counts()
+	want := st.Counts()
 	for _, client := range []string{"oapi-codegen", "ogen"} {
 		counts, ok := got[client]
 		if !ok {

@@ -12,8 +12,9 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/mockserver/store"
 	"github.com/chaindata/harness/schemas"
 )
 
@@ -266,15 +267,15 @@ func checkResponses(t *testing.T, op *openapi3.Operation, response string) {
 // what the draft-07 ones say: the mock's bodies pass, defective ones fail.
 func TestOpenAPIAcceptsMockBodies(t *testing.T) {
 	plain, doc := loadOpenAPI(t), loadOpenAPIRules(t)
-	world, err := generators.Generate(generators.Options{Seed: 3, Scale: 0.05})
+	w, err := world.Generate(world.Options{Seed: 3, Scale: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := mockserver.NewStore(world)
+	st, err := store.New(w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(mockserver.New(mockserver.Config{}, store))
+	srv := httptest.NewServer(mockserver.New(mockserver.Config{}, st))
 	defer srv.Close()
 
 	tests := []struct {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // curlCase is one curl command against harness serve and the status it must
@@ -119,7 +120,7 @@ func TestServeControlTokenFlags(t *testing.T) {
 // API: never that blocks come from POST /harness/advance when --no-control
 // turned it off, and never the control token.
 func TestServeBanner(t *testing.T) {
-	chain := &mockserver.Chain{}
+	chain := &store.Chain{}
 	genesis := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	tests := []struct {
 		name     string

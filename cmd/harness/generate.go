@@ -7,16 +7,17 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/chaindata/harness/generators"
-	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/generators/fixtures"
+	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/generators/world"
 )
 
 func runGenerate(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "generate", "--out DIR [flags]")
 	seed := fs.Int64("seed", 1, "seed of the world; the same seed and scale always give the same files")
-	scale := fs.Float64("scale", 1, fmt.Sprintf("size of the world, 0.01 to %d (1: about 10,000 transactions; 100: a million)", generators.MaxScale))
+	scale := fs.Float64("scale", 1, fmt.Sprintf("size of the world, 0.01 to %d (1: about 10,000 transactions; 100: a million)", world.MaxScale))
 	out := fs.String("out", "", "directory to write the fixtures into (created if missing)")
-	format := fs.String("format", generators.FormatAuto, fmt.Sprintf("file format: json (response bodies), ndjson (one node per line) or auto (ndjson above %d rows)", generators.NDJSONThreshold))
+	format := fs.String("format", fixtures.FormatAuto, fmt.Sprintf("file format: json (response bodies), ndjson (one node per line) or auto (ndjson above %d rows)", fixtures.NDJSONThreshold))
 	workers := fs.Int("workers", 0, "goroutines making transactions (0: one per CPU); the output does not depend on it")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if code := parseFlags(fs, args); code >= 0 {
@@ -27,9 +28,9 @@ func runGenerate(ctx context.Context, e *env, args []string) int {
 		return usageError(e.stderr, fs, "unexpected argument %q", fs.Arg(0))
 	case *out == "":
 		return usageError(e.stderr, fs, "--out is required")
-	case *scale < 0.01 || *scale > generators.MaxScale:
-		return usageError(e.stderr, fs, "--scale must be between 0.01 and %d, got %v", generators.MaxScale, *scale)
-	case *format != generators.FormatAuto && *format != generators.FormatJSON && *format != generators.FormatNDJSON:
+	case *scale < 0.01 || *scale > world.MaxScale:
+		return usageError(e.stderr, fs, "--scale must be between 0.01 and %d, got %v", world.MaxScale, *scale)
+	case *format != fixtures.FormatAuto && *format != fixtures.FormatJSON && *format != fixtures.FormatNDJSON:
 		return usageError(e.stderr, fs, "--format must be auto, json or ndjson, got %q", *format)
 	case *workers < 0:
 		return usageError(e.stderr, fs, "--workers must not be negative")
@@ -37,7 +38,7 @@ func runGenerate(ctx context.Context, e *env, args []string) int {
 	start := time.Now()
 	// A lazy world makes its transactions while they are written, so a
 	// world of any size is written in bounded memory.
-	w, err := generators.Generate(generators.Options{Seed: *seed, Scale: *scale, Workers: *workers, Lazy: true})
+	w, err := world.Generate(world.Options{Seed: *seed, Scale: *scale, Workers: *workers, Lazy: true})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "harness generate: %v\n", err)
 		return exitFailure
@@ -48,11 +49,11 @@ func runGenerate(ctx context.Context, e *env, args []string) int {
 	// what is allocated besides is garbage at once: a collection at a
 	// quarter of the live heap, rather than all of it, keeps the peak low.
 	defer debug.SetGCPercent(debug.SetGCPercent(25))
-	index := mockserver.NewIndexBuilder()
+	index := fixtures.NewIndexBuilder()
 	index.Reserve(map[string]int{
-		generators.ListingGames: w.GameCount(), generators.ListingSnapshots: len(w.Snapshots),
-		generators.ListingKeyRotations: len(w.KeyRotations), generators.ListingNetworkParameters: len(w.NetworkParameters),
-		generators.ListingTransactions: w.TransactionCount(),
+		records.ListingGames: w.GameCount(), records.ListingSnapshots: len(w.Snapshots),
+		records.ListingKeyRotations: len(w.KeyRotations), records.ListingNetworkParameters: len(w.NetworkParameters),
+		records.ListingTransactions: w.TransactionCount(),
 	})
 	var indexErr error
 	onRow := func(listing string, offset int64, length int, rec any) {
@@ -60,13 +61,13 @@ func runGenerate(ctx context.Context, e *env, args []string) int {
 			indexErr = index.Add(listing, offset, length, rec)
 		}
 	}
-	m, err := generators.WriteFixtures(ctx, *out, w, generators.WriteOptions{Format: *format, Progress: bar.update, OnRow: onRow})
+	m, err := fixtures.Write(ctx, *out, w, fixtures.WriteOptions{Format: *format, Progress: bar.update, OnRow: onRow})
 	bar.finish()
 	if err == nil {
 		err = indexErr
 	}
 	if err == nil {
-		err = mockserver.BuildIndex(*out, index)
+		err = fixtures.BuildIndex(*out, index)
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -77,9 +78,9 @@ func runGenerate(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	fmt.Fprintf(e.stdout, "wrote %s (seed %d, scale %v) in %v:\n", *out, *seed, *scale, time.Since(start).Round(time.Millisecond))
-	for _, l := range generators.Listings {
+	for _, l := range records.Listings {
 		fmt.Fprintf(e.stdout, "  %-24s %9d rows\n", m.Listings[l].File, m.Listings[l].Count)
 	}
-	fmt.Fprintf(e.stdout, "  %-24s (for harness serve --data)\n", mockserver.IndexFile)
+	fmt.Fprintf(e.stdout, "  %-24s (for harness serve --data)\n", fixtures.IndexFile)
 	return exitOK
 }

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/generators/fixtures"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 func TestGenerateWritesFixturesDeterministically(t *testing.T) {
@@ -30,7 +31,7 @@ func TestGenerateWritesFixturesDeterministically(t *testing.T) {
 	}
 	// The index names the files' times, so it differs between runs; it
 	// must be there and up to date.
-	st, info, err := mockserver.OpenFixtures(a)
+	st, info, err := store.OpenFixtures(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestGenerateWritesFixturesDeterministically(t *testing.T) {
 		t.Errorf("serving the fixtures rebuilt the index generate wrote: %s", info.Rebuilt)
 	}
 	for _, e := range entries {
-		if e.Name() == mockserver.IndexFile {
+		if e.Name() == fixtures.IndexFile {
 			continue
 		}
 		x, _ := os.ReadFile(filepath.Join(a, e.Name()))

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/chaindata/harness/conformance"
+	"github.com/chaindata/harness/deployment/proxy"
 	"github.com/chaindata/harness/mockserver"
-	"github.com/chaindata/harness/mockserver/proxy"
 	"github.com/chaindata/harness/schemas"
 )
 

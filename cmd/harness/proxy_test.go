@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaindata/harness/deployment/proxy"
 	"github.com/chaindata/harness/mockserver"
-	"github.com/chaindata/harness/mockserver/proxy"
 )
 
 // TestProxyConformance runs the conformance suite through the proxy in

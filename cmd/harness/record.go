@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/chaindata/harness/conformance"
-	"github.com/chaindata/harness/generators"
-	"github.com/chaindata/harness/generators/record"
-	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/deployment/record"
+	"github.com/chaindata/harness/generators/fixtures"
+	"github.com/chaindata/harness/generators/records"
 )
 
 // recordArgs is what the command line and the environment ask of
@@ -38,7 +38,7 @@ func parseRecord(e *env, args []string) (recordArgs, int) {
 	fs.StringVar(&opts.Out, "out", "", "fixture directory to write (created if missing); an unfinished recording there is continued")
 	fs.IntVar(&opts.MaxPages, "max-pages", 0, "most pages recorded per listing (0: every page)")
 	fs.IntVar(&opts.PageSize, "page-size", record.DefaultPageSize, "rows asked per page; halved while the deployment refuses it")
-	listings := fs.String("listings", strings.Join(generators.Listings, ","), "comma-separated listings to record")
+	listings := fs.String("listings", strings.Join(records.Listings, ","), "comma-separated listings to record")
 	timeout := fs.Duration("timeout", record.DefaultTimeout, "time limit of every request")
 	fs.BoolVar(&a.strict, "strict", false, "exit 1 when the deployment served anything that breaks the schemas or the listing rules")
 	logFormat := fs.String("log-format", "text", "progress log on standard error: text, json or none")
@@ -123,7 +123,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	}
 	// The index harness serve --data reads the files by; serve builds it
 	// again if it is missing, so failing to write it is only a warning.
-	if err := mockserver.BuildIndex(rep.Out, nil); err != nil {
+	if err := fixtures.BuildIndex(rep.Out, nil); err != nil {
 		fmt.Fprintf(e.stderr, "harness record: warning: the fixtures are complete but not indexed (harness serve --data will index them): %v\n", err)
 	}
 	total := rep.ViolationCount + rep.EarlierViolations
@@ -160,7 +160,7 @@ func printRecordReport(e *env, rep record.Report) {
 	if rep.EarlierViolations > 0 {
 		fmt.Fprintf(e.stdout, "(%d violations were listed by the interrupted runs this one continued)\n", rep.EarlierViolations)
 	}
-	for _, l := range generators.Listings {
+	for _, l := range records.Listings {
 		lr, ok := rep.Listings[l]
 		if !ok {
 			continue

@@ -15,8 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/fixtures"
+	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // buildHarness returns the binary built once for the package's tests, for
@@ -58,12 +61,12 @@ func TestRecordReplayConforms(t *testing.T) {
 	if stderr != "" {
 		t.Errorf("warnings recording the mock: %s", stderr)
 	}
-	for _, l := range generators.Listings {
+	for _, l := range records.Listings {
 		if !strings.Contains(stdout, l+".ndjson") {
 			t.Errorf("the summary does not list %s:\n%s", l, stdout)
 		}
 	}
-	st, info, err := mockserver.OpenFixtures(out)
+	st, info, err := store.OpenFixtures(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,13 +121,13 @@ func TestRecordResumesAfterInterrupt(t *testing.T) {
 	if code != exitFailure || !strings.Contains(e.String(), "interrupted") {
 		t.Fatalf("interrupted record: exit %d, stderr %q", code, e.String())
 	}
-	if _, err := os.Stat(filepath.Join(out, generators.ManifestFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(out, fixtures.ManifestFile)); err == nil {
 		t.Fatal("an interrupted recording has a manifest")
 	}
 	if code, _, stderr := runCmd(t, "record", "--from", base, "--out", out, "--page-size", "40", "--log-format", "none"); code != exitOK {
 		t.Fatalf("resumed record: exit %d: %s", code, stderr)
 	}
-	for _, name := range append([]string{generators.ManifestFile}, ndjsonNames()...) {
+	for _, name := range append([]string{fixtures.ManifestFile}, ndjsonNames()...) {
 		a, errA := os.ReadFile(filepath.Join(full, name))
 		b, errB := os.ReadFile(filepath.Join(out, name))
 		if errA != nil || errB != nil || !bytes.Equal(a, b) {
@@ -135,7 +138,7 @@ func TestRecordResumesAfterInterrupt(t *testing.T) {
 
 func ndjsonNames() []string {
 	var out []string
-	for _, l := range generators.Listings {
+	for _, l := range records.Listings {
 		out = append(out, l+".ndjson")
 	}
 	return out
@@ -144,15 +147,15 @@ func ndjsonNames() []string {
 // TestRecordStrict records a deployment that breaks a schema: a warning
 // and exit 0, or exit 1 under --strict.
 func TestRecordStrict(t *testing.T) {
-	w, err := generators.Generate(generators.Options{Seed: 2, Scale: 0.05})
+	w, err := world.Generate(world.Options{Seed: 2, Scale: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := mockserver.NewStore(w)
+	st, err := store.New(w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mock := mockserver.New(mockserver.Config{}, store)
+	mock := mockserver.New(mockserver.Config{}, st)
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		mock.ServeHTTP(rec, r)

@@ -14,16 +14,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/fixtures"
+	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver"
 	"github.com/chaindata/harness/mockserver/faults"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 func runServe(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "serve", "[flags]")
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
 	seed := fs.Int64("seed", 1, "seed of the generated world")
-	scale := fs.Float64("scale", 1, fmt.Sprintf("size of the generated world, 0.01 to %d (1: about 10,000 transactions)", generators.MaxScale))
+	scale := fs.Float64("scale", 1, fmt.Sprintf("size of the generated world, 0.01 to %d (1: about 10,000 transactions)", world.MaxScale))
 	data := fs.String("data", "", "serve the fixtures in this directory (written by harness generate or harness record) instead of a generated world")
 	var cfg mockserver.Config
 	fs.IntVar(&cfg.DefaultPageSize, "default-page-size", 1000, "rows of a paged listing when the request gives no count")
@@ -60,8 +63,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	switch {
 	case *data != "" && (set["seed"] || set["scale"]):
 		return usageError(e.stderr, fs, "--data serves fixtures; it cannot be combined with --seed or --scale")
-	case *scale < 0.01 || *scale > generators.MaxScale:
-		return usageError(e.stderr, fs, "--scale must be between 0.01 and %d, got %v", generators.MaxScale, *scale)
+	case *scale < 0.01 || *scale > world.MaxScale:
+		return usageError(e.stderr, fs, "--scale must be between 0.01 and %d, got %v", world.MaxScale, *scale)
 	case cfg.DefaultPageSize <= 0 || cfg.MaxPageSize <= 0 || cfg.TxDefaultPageSize <= 0 || cfg.TxMaxPageSize <= 0:
 		return usageError(e.stderr, fs, "page sizes must be positive")
 	case cfg.DefaultPageSize > cfg.MaxPageSize:
@@ -166,8 +169,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "harness serve: %v\n", b.err)
 		return exitFailure
 	}
-	store := b.store
-	defer store.Close()
+	st := b.store
+	defer st.Close()
 	cfg.Chain = b.chain
 	if b.index.Rebuilt != "" {
 		fmt.Fprintf(e.stderr, "harness serve: indexed %s (the index was %s)\n", *data, b.index.Rebuilt)
@@ -175,13 +178,13 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if b.index.SaveErr != nil {
 		fmt.Fprintf(e.stderr, "harness serve: the index could not be saved beside the fixtures, so the next start indexes them again: %v\n", b.index.SaveErr)
 	}
-	counts := store.Counts()
+	counts := st.Counts()
 
-	srv := mockserver.New(cfg, store).HTTPServer()
+	srv := mockserver.New(cfg, st).HTTPServer()
 	fmt.Fprintf(e.stdout, "serving %s on http://%s\n", describeSource(*data, *seed, *scale), ln.Addr())
 	fmt.Fprintf(e.stdout, "  games %d, snapshots %d, key rotations %d, network parameters %d, transactions %d (ready in %v)\n",
-		counts[generators.ListingGames], counts[generators.ListingSnapshots], counts[generators.ListingKeyRotations],
-		counts[generators.ListingNetworkParameters], counts[generators.ListingTransactions], time.Since(started).Round(time.Millisecond))
+		counts[records.ListingGames], counts[records.ListingSnapshots], counts[records.ListingKeyRotations],
+		counts[records.ListingNetworkParameters], counts[records.ListingTransactions], time.Since(started).Round(time.Millisecond))
 
 	for _, line := range banner(ln.Addr().String(), cfg, *blockInterval, genesis, *maxBlocks) {
 		fmt.Fprintln(e.stdout, "  "+line)
@@ -220,9 +223,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 
 // built is what serve builds before it listens.
 type built struct {
-	store *mockserver.Store
-	chain *mockserver.Chain // nil for fixtures, which cannot grow
-	index mockserver.FixtureInfo
+	store *store.Store
+	chain *store.Chain // nil for fixtures, which cannot grow
+	index fixtures.IndexInfo
 	err   error
 }
 
@@ -231,25 +234,25 @@ type built struct {
 // its live chain.
 func build(data string, seed int64, scale float64, maxBlocks int) built {
 	if data != "" {
-		store, info, err := mockserver.OpenFixtures(data)
-		return built{store: store, index: info, err: err}
+		st, info, err := store.OpenFixtures(data)
+		return built{store: st, index: info, err: err}
 	}
 	// While the world is made, most of what is allocated is garbage at once
 	// (the store keeps its rows outside the Go heap): a collection at half
 	// the live heap rather than all of it keeps the peak lower.
 	defer debug.SetGCPercent(debug.SetGCPercent(50))
 	// Lazy: the store keeps each record's JSON, the world need not.
-	world, err := generators.Generate(generators.Options{Seed: seed, Scale: scale, Lazy: true})
+	w, err := world.Generate(world.Options{Seed: seed, Scale: scale, Lazy: true})
 	if err != nil {
 		return built{err: err}
 	}
-	store, err := mockserver.NewStore(world)
+	st, err := store.New(w)
 	if err != nil {
 		return built{err: err}
 	}
-	b := built{store: store}
-	if b.chain, b.err = mockserver.NewChain(store, world, maxBlocks); b.err != nil {
-		store.Close()
+	b := built{store: st}
+	if b.chain, b.err = store.NewChain(st, w, maxBlocks); b.err != nil {
+		st.Close()
 	}
 	return b // the store and the chain hold what they need of the world
 }
@@ -263,7 +266,7 @@ func describeSource(data string, seed int64, scale float64) string {
 }
 
 // refuseUnfit refuses, with exitUsage, a world or fixtures whose estimated
-// memory (mockserver.MemoryEstimate, FixturesMemoryEstimate) is more than the
+// memory (store.MemoryEstimate, FixturesMemoryEstimate) is more than the
 // machine has available, and says how to serve them from disk instead. It
 // returns -1 to go on, also when the available memory or the fixtures'
 // estimate cannot be known (the build then reports what is wrong).
@@ -277,7 +280,7 @@ func refuseUnfit(e *env, data string, seed int64, scale float64, seedSet bool) i
 		return -1
 	}
 	if data != "" {
-		need, err := mockserver.FixturesMemoryEstimate(data)
+		need, err := store.FixturesMemoryEstimate(data)
 		if err != nil || need <= have {
 			return -1
 		}
@@ -285,7 +288,7 @@ func refuseUnfit(e *env, data string, seed int64, scale float64, seedSet bool) i
 			data, formatBytes(need), formatBytes(have))
 		return exitUsage
 	}
-	need := mockserver.MemoryEstimate(scale)
+	need := store.MemoryEstimate(scale)
 	if need <= have {
 		return -1
 	}

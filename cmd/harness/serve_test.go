@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver"
 	"github.com/chaindata/harness/schemas"
 )
@@ -188,7 +188,7 @@ func TestLiveChainIsTheSameInTwoProcesses(t *testing.T) {
 	}
 
 	// The rows the same seed's world grows, made in this process.
-	w, err := generators.Generate(generators.Options{Seed: 5, Scale: 0.05})
+	w, err := world.Generate(world.Options{Seed: 5, Scale: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/fixtures"
+	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // TestStaleTempsRemoved leaves in an output directory the temporary files a
@@ -16,11 +18,11 @@ import (
 // run into the directory removes the temporary files of the files it
 // writes, and keeps the rest.
 func TestStaleTempsRemoved(t *testing.T) {
-	store, err := mockserver.NewStore(mustWorld(t))
+	st, err := store.New(mustWorld(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mock := httptest.NewServer(mockserver.New(mockserver.Config{}, store))
+	mock := httptest.NewServer(mockserver.New(mockserver.Config{}, st))
 	defer mock.Close()
 	tests := []struct {
 		name  string
@@ -56,7 +58,7 @@ func TestStaleTempsRemoved(t *testing.T) {
 					t.Errorf("%s is gone: %v", name, err)
 				}
 			}
-			if _, err := os.Stat(filepath.Join(dir, generators.ManifestFile)); err != nil {
+			if _, err := os.Stat(filepath.Join(dir, fixtures.ManifestFile)); err != nil {
 				t.Errorf("no manifest written: %v", err)
 			}
 		})
@@ -64,9 +66,9 @@ func TestStaleTempsRemoved(t *testing.T) {
 }
 
 // mustWorld is a small generated world.
-func mustWorld(t *testing.T) *generators.World {
+func mustWorld(t *testing.T) *world.World {
 	t.Helper()
-	w, err := generators.Generate(generators.Options{Seed: 2, Scale: 0.01})
+	w, err := world.Generate(world.Options{Seed: 2, Scale: 0.01})
 	if err != nil {
 		t.Fatal(err)
 	}

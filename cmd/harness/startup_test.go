@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // TestServeRefusesWhatMemoryCannotHold runs serve in-process with the
@@ -26,13 +26,13 @@ func TestServeRefusesWhatMemoryCannotHold(t *testing.T) {
 	if code, _, errOut := runCmd(t, "generate", "--scale", "0.05", "--out", dir, "--quiet"); code != exitOK {
 		t.Fatal(errOut)
 	}
-	fixtures, err := mockserver.FixturesMemoryEstimate(dir)
+	fixtures, err := store.FixturesMemoryEstimate(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Small worlds only: a build that starts goes on in the background of
 	// the test after run returns.
-	scale1 := mockserver.MemoryEstimate(1)
+	scale1 := store.MemoryEstimate(1)
 	const gib = 1 << 30
 	tests := []struct {
 		name  string
@@ -44,7 +44,7 @@ func TestServeRefusesWhatMemoryCannotHold(t *testing.T) {
 		say []string
 	}{
 		{"a world above the memory", []string{"--scale", "100"}, gib, true, exitUsage, []string{
-			"harness serve: --scale 100 needs about " + formatBytes(mockserver.MemoryEstimate(100)) + " of memory; 1.0 GiB is available.",
+			"harness serve: --scale 100 needs about " + formatBytes(store.MemoryEstimate(100)) + " of memory; 1.0 GiB is available.",
 			"\n  harness generate --scale 100 --format ndjson --out DIR\n  harness serve --data DIR\n"}},
 		{"the seed goes with it", []string{"--scale", "100", "--seed", "5"}, gib, true, exitUsage, []string{
 			"harness generate --seed 5 --scale 100 --format ndjson --out DIR"}},

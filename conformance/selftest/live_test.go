@@ -15,6 +15,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // TestLiveMockPasses runs the suite against the default mock while its live
@@ -26,19 +27,19 @@ func TestLiveMockPasses(t *testing.T) {
 		t.Skip("-short")
 	}
 	t.Parallel()
-	w, err := world()
+	w, err := defaultWorld()
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := mockserver.NewStore(w) // its own: the shared store must not grow
+	st, err := store.New(w) // its own: the shared store must not grow
 	if err != nil {
 		t.Fatal(err)
 	}
-	chain, err := mockserver.NewChain(store, w, 0)
+	chain, err := store.NewChain(st, w, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(mockserver.New(mockserver.Config{Chain: chain}, store))
+	srv := httptest.NewServer(mockserver.New(mockserver.Config{Chain: chain}, st))
 	t.Cleanup(srv.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -91,21 +92,21 @@ func TestLiveMockPasses(t *testing.T) {
 
 // liveServer starts the default mock with a live chain adding a block every
 // interval (wrapped by wrap, when given), running until the test ends.
-func liveServer(t *testing.T, interval time.Duration, wrap func(http.Handler) http.Handler) (*httptest.Server, *mockserver.Chain) {
+func liveServer(t *testing.T, interval time.Duration, wrap func(http.Handler) http.Handler) (*httptest.Server, *store.Chain) {
 	t.Helper()
-	w, err := world()
+	w, err := defaultWorld()
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := mockserver.NewStore(w)
+	st, err := store.New(w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	chain, err := mockserver.NewChain(store, w, 0)
+	chain, err := store.NewChain(st, w, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var h http.Handler = mockserver.New(mockserver.Config{Chain: chain}, store)
+	var h http.Handler = mockserver.New(mockserver.Config{Chain: chain}, st)
 	if wrap != nil {
 		h = wrap(h)
 	}

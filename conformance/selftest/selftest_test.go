@@ -21,8 +21,9 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/chaindata/harness/conformance"
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // Bounds of the self-tests.
@@ -55,22 +56,22 @@ var harnessBin = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
-// world is the default world, shared by every server.
-var world = sync.OnceValues(func() (*generators.World, error) {
-	w, err := generators.Generate(generators.Options{Seed: 1, Scale: 1})
+// defaultWorld is the default world, shared by every server.
+var defaultWorld = sync.OnceValues(func() (*world.World, error) {
+	w, err := world.Generate(world.Options{Seed: 1, Scale: 1})
 	if err != nil {
 		return nil, fmt.Errorf("generate the default world: %w", err)
 	}
 	return w, nil
 })
 
-// store is the default world's store, shared by every server.
-var store = sync.OnceValues(func() (*mockserver.Store, error) {
-	w, err := world()
+// defaultStore is the default world's store, shared by every server.
+var defaultStore = sync.OnceValues(func() (*store.Store, error) {
+	w, err := defaultWorld()
 	if err != nil {
 		return nil, err
 	}
-	s, err := mockserver.NewStore(w)
+	s, err := store.New(w)
 	if err != nil {
 		return nil, fmt.Errorf("store the default world: %w", err)
 	}
@@ -87,8 +88,8 @@ const (
 
 // earlierStore is the default world as it was a little earlier: without its
 // newest snapshots, key rotations and transactions.
-var earlierStore = sync.OnceValues(func() (*mockserver.Store, error) {
-	w, err := world()
+var earlierStore = sync.OnceValues(func() (*store.Store, error) {
+	w, err := defaultWorld()
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +100,7 @@ var earlierStore = sync.OnceValues(func() (*mockserver.Store, error) {
 	early.Snapshots = w.Snapshots[:len(w.Snapshots)-newSnapshots]
 	early.KeyRotations = w.KeyRotations[:len(w.KeyRotations)-newRotations]
 	early.Transactions = w.Transactions[:len(w.Transactions)-newTransactions]
-	s, err := mockserver.NewStore(&early)
+	s, err := store.New(&early)
 	if err != nil {
 		return nil, fmt.Errorf("store the earlier world: %w", err)
 	}
@@ -118,7 +119,7 @@ func TestMain(m *testing.M) {
 // clean mock), on a free port of 127.0.0.1.
 func server(t *testing.T, d defect) *httptest.Server {
 	t.Helper()
-	s, err := store()
+	s, err := defaultStore()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func server(t *testing.T, d defect) *httptest.Server {
 // the suite walks it.
 func growingServer(t *testing.T, switchAfter int) *httptest.Server {
 	t.Helper()
-	full, err := store()
+	full, err := defaultStore()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ var realNetwork = defect{
 	name: "real-network", listing: "games", area: "pagination",
 	what: "the real network's known departures: 31-epoch windows, games backward paging answered 500",
 	wrap: func(inner http.Handler) http.Handler {
-		s, err := store()
+		s, err := defaultStore()
 		if err != nil {
 			panic(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/internal/quote"
 )
 
@@ -70,8 +70,8 @@ func (r *Rule) check() (Fault, error) {
 	if r.Listing != "" && r.Path != "" {
 		return Fault{}, errors.New("give a listing or a path, not both")
 	}
-	if r.Listing != "" && !slices.Contains(generators.Listings, r.Listing) {
-		return Fault{}, fmt.Errorf("listing %s: want one of %s", quote.Value(r.Listing), strings.Join(generators.Listings, ", "))
+	if r.Listing != "" && !slices.Contains(records.Listings, r.Listing) {
+		return Fault{}, fmt.Errorf("listing %s: want one of %s", quote.Value(r.Listing), strings.Join(records.Listings, ", "))
 	}
 	if r.Path != "" && (!strings.HasPrefix(r.Path, "/") || path.Clean(r.Path) != r.Path) {
 		return Fault{}, fmt.Errorf("path %s: want a clean absolute path such as /api/v2/games", quote.Value(r.Path))

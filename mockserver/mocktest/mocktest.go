@@ -19,9 +19,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/chaindata/harness/generators"
+	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver"
 	"github.com/chaindata/harness/mockserver/faults"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // FaultHeader is the request header that asks the mock for a fault, such as
@@ -75,21 +76,21 @@ func Start(opts Options) (*Server, error) {
 	if opts.Scale == 0 {
 		opts.Scale = DefaultScale
 	}
-	w, err := world(opts.Seed, opts.Scale)
+	w, err := worldOf(opts.Seed, opts.Scale)
 	if err != nil {
 		return nil, err
 	}
-	store, err := mockserver.NewStore(w)
+	st, err := store.New(w)
 	if err != nil {
 		return nil, fmt.Errorf("store of the world: %w", err)
 	}
-	chain, err := mockserver.NewChain(store, w, opts.MaxBlocks)
+	chain, err := store.NewChain(st, w, opts.MaxBlocks)
 	if err != nil {
 		return nil, err
 	}
 	cfg := opts.Config
 	cfg.Chain, cfg.Control = chain, true
-	mock := mockserver.New(cfg, store)
+	mock := mockserver.New(cfg, st)
 	hs := httptest.NewServer(mock)
 	return &Server{URL: hs.URL, mock: mock, http: hs}, nil
 }
@@ -166,12 +167,13 @@ type worldKey struct {
 
 type sharedWorld struct {
 	once sync.Once
-	w    *generators.World
+	w    *world.World
 	err  error
 }
 
-// world returns the world of a seed and scale, generating it on first use.
-func world(seed int64, scale float64) (*generators.World, error) {
+// worldOf returns the world of a seed and scale, generating it on first
+// use.
+func worldOf(seed int64, scale float64) (*world.World, error) {
 	worlds.Lock()
 	sw, ok := worlds.m[worldKey{seed, scale}]
 	if !ok {
@@ -180,7 +182,7 @@ func world(seed int64, scale float64) (*generators.World, error) {
 	}
 	worlds.Unlock()
 	sw.once.Do(func() {
-		sw.w, sw.err = generators.Generate(generators.Options{Seed: seed, Scale: scale})
+		sw.w, sw.err = world.Generate(world.Options{Seed: seed, Scale: scale})
 		if sw.err != nil {
 			sw.err = fmt.Errorf("generate the world of seed %d, scale %v: %w", seed, scale, sw.err)
 		}

@@ -57,12 +57,12 @@ func TestNewServesAndCloses(t *testing.T) {
 func TestServersShareTheWorldNotTheChain(t *testing.T) {
 	t.Parallel()
 	a, b := New(t, Options{Seed: 11, Scale: 0.05}), New(t, Options{Seed: 11, Scale: 0.05})
-	wa, _ := world(11, 0.05)
-	wb, _ := world(11, 0.05)
+	wa, _ := worldOf(11, 0.05)
+	wb, _ := worldOf(11, 0.05)
 	if wa != wb {
 		t.Error("two servers of one seed and scale generated the world twice")
 	}
-	if other, _ := world(12, 0.05); other == wa {
+	if other, _ := worldOf(12, 0.05); other == wa {
 		t.Error("another seed shares the world")
 	}
 	a.Advance(40)
