@@ -473,3 +473,47 @@ func TestMustCount(t *testing.T) {
 		t.Errorf("tx count 5 under a bound of 5: %s", e.Level)
 	}
 }
+
+func TestBuildSmallEdges(t *testing.T) {
+	// A chain whose only epoch is 0.
+	truth := gamesModel([]Span{{0, 0}}, 0, game(0, "a", nil))
+	asked := 0
+	m, err := Build(context.Background(), oracleServer(truth, &asked), Games, Options{PageSize: 5})
+	if err != nil || len(m.Rows()) != 1 || !m.Whole() {
+		t.Fatalf("games of epoch 0 alone: %v, %d rows", err, len(m.Rows()))
+	}
+	// The bound's error names the window it could not hold.
+	var rows []Row
+	for e := uint64(71); e <= 100; e++ {
+		rows = append(rows, game(e, "a", nil), game(e, "b", nil))
+	}
+	big := gamesModel([]Span{{0, 100}}, 100, rows...)
+	if _, err := Build(context.Background(), oracleServer(big, &asked), Games, Options{MaxRows: 10, PageSize: 5}); err == nil || !strings.Contains(err.Error(), "epochs 71 to 100") {
+		t.Errorf("want the epochs named, got %v", err)
+	}
+}
+
+func TestCheckOrder(t *testing.T) {
+	if err := checkOrder(txRows("2.0 A p", "1.0 A p")); err != nil {
+		t.Error(err)
+	}
+	if err := checkOrder(txRows("2.0 A p", "2.0 A p")); err == nil {
+		t.Error("a row twice is not strictly in order")
+	}
+	if err := checkOrder(txRows("1.0 A p", "2.0 A p")); err == nil || !strings.Contains(err.Error(), "1 before 2") {
+		t.Errorf("want the rows named, got %v", err)
+	}
+}
+
+func TestGrewAsksTheListingsCount(t *testing.T) {
+	for l, want := range map[Listing]string{Transactions: "first=1", Snapshots: "pagination.first=1"} {
+		var got string
+		fetch := func(_ context.Context, l Listing, q url.Values) (int, []byte, error) {
+			got = q.Encode()
+			return 200, encode(l, nil, false, false), nil
+		}
+		if _, err := Grew(context.Background(), fetch, New(l, DefaultLimits, nil, nil, true)); err != nil || got != want {
+			t.Errorf("%s: asked %q (%v), want %q", l, got, err, want)
+		}
+	}
+}
