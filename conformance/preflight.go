@@ -47,11 +47,15 @@ type probe struct {
 // request, after a 404 under a base URL with a path, to say whether the
 // path is one too many.
 func preflight(cfg Config, withTransactions bool) error {
+	txFlag := "--transactions-url"
+	if cfg.TransactionsURL == "" {
+		txFlag = "--base-url"
+	}
 	cfg = cfg.withDefaults()
 	c := newClient(cfg)
 	probes := []probe{{"--base-url", cfg.BaseURL, parametersListing.path, url.Values{"pagination.first": {"1"}}}}
 	if withTransactions {
-		probes = append(probes, probe{"--transactions-url", cfg.TransactionsURL, transactionsPath, url.Values{"first": {"1"}}})
+		probes = append(probes, probe{txFlag, cfg.TransactionsURL, transactionsPath, url.Values{"first": {"1"}}})
 	}
 	reqs := make([]request, len(probes))
 	for i, p := range probes {
@@ -118,6 +122,10 @@ func isTimeout(err error) bool {
 // path prefix, or has one too many. When the base URL has a path, it asks
 // the listing without that path once, to say which.
 func pathProblem(c *client, cfg Config, p probe, ex *exchange) string {
+	const leaveOut = "leave its rules out with --label-filter '!transactions'"
+	if p.path == transactionsPath && p.flag == "--base-url" {
+		return fmt.Sprintf("GET %s answered HTTP 404: the transactions listing is not under --base-url; give the block explorer's address with --transactions-url (e.g. https://explorer.example/rest), or %s", ex.url, leaveOut)
+	}
 	msg := fmt.Sprintf("GET %s answered HTTP 404: the path looks wrong", ex.url)
 	u, err := url.Parse(p.base)
 	if err != nil {
@@ -133,8 +141,8 @@ func pathProblem(c *client, cfg Config, p probe, ex *exchange) string {
 		}
 		msg += fmt.Sprintf("; %s %s has the path prefix %s: check it, or drop it if the API is served at the root", p.flag, p.base, prefix)
 	}
-	if p.flag == "--transactions-url" {
-		msg += "; or, when the block explorer is served elsewhere, give its address with --transactions-url, or leave its rules out with --label-filter '!transactions'"
+	if p.path == transactionsPath {
+		msg += "; or " + leaveOut
 	}
 	return msg
 }

@@ -93,8 +93,9 @@ type traffic struct {
 
 	mu     sync.Mutex
 	counts Traffic
-	// kept is the bytes of the bodies kept for the schema rules.
-	kept int
+	// kept is the bytes of the bodies kept for the schema rules, at most
+	// keptLimit (maxKeptBodies).
+	kept, keptLimit int
 }
 
 // header is one configured request header.
@@ -107,6 +108,7 @@ func newTraffic(cfg Config) *traffic {
 		pace:       newPacer(cfg.Rate),
 		runTimeout: cfg.RunTimeout,
 		bodies:     newBodyBudget(bodyBudgetBytes),
+		keptLimit:  maxKeptBodies,
 	}
 	t.ctx, t.cancel = context.WithTimeoutCause(context.Background(), cfg.RunTimeout, errRunDeadline)
 	for _, line := range cfg.Headers {
@@ -214,7 +216,7 @@ func (t *traffic) refused(u string) {
 func (t *traffic) keepBody(n int) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.kept+n > maxKeptBodies {
+	if t.kept+n > t.keptLimit {
 		return false
 	}
 	t.kept += n
