@@ -141,12 +141,18 @@ func TestConformFailsFast(t *testing.T) {
 // wait side by side, up to --concurrency.
 func TestConformRunDeadline(t *testing.T) {
 	bin := mustHarnessBinary(t)
+	// A request counts as in flight for 900 ms after it arrives: within
+	// the client's 1 s timeout, however late the server sees it go.
 	var inFlight, most atomic.Int64
 	base := serveTest(t, passPreflight(func(w http.ResponseWriter, r *http.Request) {
 		n := inFlight.Add(1)
-		defer inFlight.Add(-1)
 		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 		}
+		select {
+		case <-time.After(900 * time.Millisecond):
+		case <-r.Context().Done():
+		}
+		inFlight.Add(-1)
 		<-r.Context().Done()
 	}))
 	const runTimeout = 4 * time.Second
