@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/xml"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/chaindata/harness/conformance"
 )
 
 // Pages that answer the preflight: one row of the parameters listing, no
@@ -236,4 +240,47 @@ func TestConformEndlessBodyMemory(t *testing.T) {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestConformPreflightWritesReports: when the preflight stops the run, the
+// reports asked for are still written, every rule skipped with the
+// preflight's line, so that no report of an earlier run is taken for this
+// one's.
+func TestConformPreflightWritesReports(t *testing.T) {
+	bin := mustHarnessBinary(t)
+	dir := t.TempDir()
+	junit, html, jsonReport := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.html"), filepath.Join(dir, "report.json")
+	base := closedPortURL(t)
+	code, out := runBinary(t, bin, time.Minute, "conform", "--base-url", base,
+		"--junit", junit, "--html-report", html, "--json-report", jsonReport)
+	if code != exitFailure || strings.Count(out, "\n") != 1 {
+		t.Fatalf("exit %d, want %d with one line:\n%s", code, exitFailure, out)
+	}
+	rules, err := conformance.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		Tests   int `xml:"tests,attr"`
+		Skipped int `xml:"skipped,attr"`
+	}
+	if err := xml.Unmarshal(data, &report); err != nil {
+		t.Fatalf("the JUnit report is not XML: %v", err)
+	}
+	if report.Tests != len(rules) || report.Skipped != len(rules) || !strings.Contains(string(data), "connection refused") {
+		t.Errorf("the JUnit report has %d tests, %d skipped, want every one of the %d rules skipped, saying why", report.Tests, report.Skipped, len(rules))
+	}
+	for _, path := range []string{html, jsonReport} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), "connection refused") {
+			t.Errorf("%s does not say why the run stopped", filepath.Base(path))
+		}
+	}
 }
