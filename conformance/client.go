@@ -2,21 +2,19 @@ package conformance
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
-
-// maxBody bounds how much of one response the suite reads.
-const maxBody = 64 << 20
 
 // exchange is one request the suite made and what came back.
 type exchange struct {
@@ -43,6 +41,17 @@ type exchange struct {
 	// headers are the names of the configured headers the request carried;
 	// their values are never kept here, so nothing can print them.
 	headers []string
+	// unkept is set on the copy the client keeps for the schema rules of
+	// an answer whose body was not kept, the run having kept maxKeptBodies
+	// bytes of bodies already. seq names the exchange it copies.
+	unkept bool
+	seq    uint64
+}
+
+// same reports whether two exchanges are the same request's, the one a
+// copy the client kept of the other.
+func (ex *exchange) same(other *exchange) bool {
+	return ex != nil && other != nil && ex.seq == other.seq
 }
 
 // curl returns a command line that repeats the request. Configured headers
@@ -119,8 +128,10 @@ func newClient(cfg Config) *client {
 	return &client{cfg: cfg.withDefaults(), t: currentTraffic()}
 }
 
-// request is one request of a batch for getAll.
+// request is one request of a batch for getAll; its method is GET when
+// not set.
 type request struct {
+	method     string
 	base, path string
 	q          url.Values
 }
@@ -141,7 +152,7 @@ func (c *client) getAll(reqs []request) []*exchange {
 	for range min(c.cfg.Concurrency, len(reqs)) {
 		wg.Go(func() {
 			for i := range next {
-				out[i] = c.fetch(http.MethodGet, reqs[i].base, reqs[i].path, reqs[i].q)
+				out[i] = c.fetch(cmp.Or(reqs[i].method, http.MethodGet), reqs[i].base, reqs[i].path, reqs[i].q)
 			}
 		})
 	}
@@ -162,10 +173,17 @@ func (c *client) do(method, base, path string, q url.Values) *exchange {
 	return ex
 }
 
-// keep remembers an exchange that brought a complete response.
+// keep remembers an exchange that brought a complete response. Past
+// maxKeptBodies bytes of bodies in the run, it remembers a copy without
+// the body (unkept), so that what the run keeps stays bounded.
 func (c *client) keep(ex *exchange) {
 	if ex.err != nil {
 		return
+	}
+	if !c.t.keepBody(len(ex.body)) {
+		cp := *ex
+		cp.body, cp.unkept = nil, true
+		ex = &cp
 	}
 	c.mu.Lock()
 	c.log = append(c.log, ex)
@@ -179,7 +197,7 @@ func (c *client) fetch(method, base, path string, q url.Values) *exchange {
 	if enc := q.Encode(); enc != "" {
 		u += "?" + enc
 	}
-	ex := &exchange{method: method, path: path, url: u}
+	ex := &exchange{method: method, path: path, url: u, seq: exchangeSeq.Add(1)}
 	for _, h := range c.t.headers {
 		ex.headers = append(ex.headers, h.name)
 	}
@@ -201,15 +219,22 @@ func (c *client) fetch(method, base, path string, q url.Values) *exchange {
 	}
 }
 
+// exchangeSeq numbers the exchanges of the process.
+var exchangeSeq atomic.Uint64
+
 // attempt sends the exchange's request once, within the rate limit and the
-// bound on requests in flight, and fills in the answer.
+// bound on requests in flight, and fills in the answer. The attempt ends
+// at Config.Timeout or at the run deadline, whichever comes first.
 func (c *client) attempt(ex *exchange) {
-	c.t.acquire()
-	defer c.t.release()
 	ex.status, ex.header, ex.body, ex.err = 0, nil, nil, nil
+	if err := c.t.acquire(); err != nil {
+		ex.err = err
+		return
+	}
+	defer c.t.release()
 	start := time.Now()
 	defer func() { ex.elapsed = time.Since(start) }()
-	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(c.t.ctx, c.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, ex.method, ex.url, nil)
 	if err != nil {
@@ -220,20 +245,25 @@ func (c *client) attempt(ex *exchange) {
 	c.t.apply(req)
 	resp, err := c.t.http.Do(req)
 	if err != nil {
-		ex.err = err
+		ex.err = c.attemptError(err)
 		return
 	}
 	defer resp.Body.Close()
 	ex.status = resp.StatusCode
 	ex.header = resp.Header
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	switch {
-	case err != nil:
-		ex.err = fmt.Errorf("read body: %w", err)
-	case len(body) > maxBody:
-		ex.err = fmt.Errorf("body larger than %d bytes", maxBody)
+	ex.body, err = c.t.bodies.read(ctx, resp.Body, maxBody)
+	if err != nil {
+		ex.err = c.attemptError(err)
 	}
-	ex.body = body
+}
+
+// attemptError says why an attempt ended without a whole answer: as err
+// says, or, when the run deadline ended it, that the deadline passed.
+func (c *client) attemptError(err error) error {
+	if c.t.expired() {
+		return fmt.Errorf("%s: %w", c.t.deadlineMessage(), err)
+	}
+	return err
 }
 
 // retryWait is the wait before retry number attempt+1 of an answer with

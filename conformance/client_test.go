@@ -202,7 +202,7 @@ func TestGetAllKeepsOrderAndBoundsConcurrency(t *testing.T) {
 	c := useTraffic(t, Config{BaseURL: srv.URL, Concurrency: 3})
 	var reqs []request
 	for i := range 12 {
-		reqs = append(reqs, request{srv.URL, "/x", url.Values{"i": {strconv.Itoa(i)}}})
+		reqs = append(reqs, request{base: srv.URL, path: "/x", q: url.Values{"i": {strconv.Itoa(i)}}})
 	}
 	// A second client at the same time: the bound is the run's, not the
 	// client's.

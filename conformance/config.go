@@ -31,6 +31,9 @@ const (
 	DefaultMaxRows = 10000
 	// DefaultGrowthWait bounds how long the growth rules wait for a new row.
 	DefaultGrowthWait = 60 * time.Second
+	// DefaultRunTimeout bounds a whole run: when it passes, the rules not
+	// yet run are skipped and the run fails.
+	DefaultRunTimeout = 15 * time.Minute
 )
 
 // Environment variables the suite reads (see ApplyEnv). A flag given on the
@@ -68,6 +71,11 @@ type Config struct {
 	// Timeout bounds every attempt of a request (waits for the rate limit
 	// and before retries are not counted). Zero means DefaultTimeout.
 	Timeout time.Duration
+	// RunTimeout bounds the whole run, from the preflight to the last rule:
+	// when it passes, requests in flight are abandoned and the rules not
+	// yet judged are skipped ("the run deadline passed"), and the run
+	// fails. Zero means DefaultRunTimeout.
+	RunTimeout time.Duration
 	// Rate bounds the requests per second of the whole run, every listing
 	// and retry included: requests are spaced by at least 1/Rate, so no
 	// one-second window holds more than Rate of them. Zero means the
@@ -102,8 +110,8 @@ type Config struct {
 // String writes cfg for people, the headers by name only (%v and %+v use
 // it too), so that printing a Config never shows a header's value.
 func (cfg Config) String() string {
-	return fmt.Sprintf("{BaseURL:%s TransactionsURL:%s MaxPages:%d PageSize:%d Timeout:%s Rate:%v Concurrency:%d Retries:%d Headers:%q Seed:%d Queries:%d MaxRows:%d GrowthWait:%s}",
-		cfg.BaseURL, cfg.TransactionsURL, cfg.MaxPages, cfg.PageSize, cfg.Timeout, cfg.Rate, cfg.Concurrency, cfg.Retries, redactedHeaders(cfg.Headers),
+	return fmt.Sprintf("{BaseURL:%s TransactionsURL:%s MaxPages:%d PageSize:%d Timeout:%s RunTimeout:%s Rate:%v Concurrency:%d Retries:%d Headers:%q Seed:%d Queries:%d MaxRows:%d GrowthWait:%s}",
+		cfg.BaseURL, cfg.TransactionsURL, cfg.MaxPages, cfg.PageSize, cfg.Timeout, cfg.RunTimeout, cfg.Rate, cfg.Concurrency, cfg.Retries, redactedHeaders(cfg.Headers),
 		cfg.Seed, cfg.Queries, cfg.MaxRows, cfg.GrowthWait)
 }
 
@@ -111,8 +119,8 @@ func (cfg Config) String() string {
 func (cfg Config) GoString() string { return "conformance.Config" + cfg.String() }
 
 // RegisterFlags registers the suite's flags on fs, bound to cfg: --base-url,
-// --transactions-url, --max-pages, --page-size, --timeout, --rate,
-// --concurrency, --retries, --header (repeatable), and the model rules'
+// --transactions-url, --max-pages, --page-size, --timeout, --run-timeout,
+// --rate, --concurrency, --retries, --header (repeatable), and the model rules'
 // --seed, --queries, --max-rows and --growth-wait.
 func RegisterFlags(fs *flag.FlagSet, cfg *Config) {
 	fs.StringVar(&cfg.BaseURL, "base-url", cfg.BaseURL, "base URL of the deployment's data-node listings, e.g. http://127.0.0.1:8080 (required; env "+EnvBaseURL+")")
@@ -120,6 +128,7 @@ func RegisterFlags(fs *flag.FlagSet, cfg *Config) {
 	fs.IntVar(&cfg.MaxPages, "max-pages", cfg.MaxPages, fmt.Sprintf("most pages any walk over a listing fetches (0: %d)", DefaultMaxPages))
 	fs.IntVar(&cfg.PageSize, "page-size", cfg.PageSize, fmt.Sprintf("largest page the walks ask for (0: %d)", DefaultPageSize))
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, fmt.Sprintf("time limit of every attempt of a request (0: %s)", DefaultTimeout))
+	fs.DurationVar(&cfg.RunTimeout, "run-timeout", cfg.RunTimeout, fmt.Sprintf("time limit of the whole run: when it passes, the rules not yet run are skipped and the run fails (0: %s)", DefaultRunTimeout))
 	fs.Var(RateFlag(&cfg.Rate), "rate", fmt.Sprintf("at most `N` requests per second over the whole run, retries included; 0: no limit (default: no limit when every URL is loopback, else %d; env %s)", DefaultRate, EnvRate))
 	fs.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, fmt.Sprintf("most requests in flight at once (0: %d)", DefaultConcurrency))
 	fs.Var(retriesFlag{&cfg.Retries}, "retries", "ask a request answered 429 or 503 again up to `N` times, after its Retry-After (0: never)")
@@ -351,6 +360,9 @@ func (cfg Config) withDefaults() Config {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
+	if cfg.RunTimeout <= 0 {
+		cfg.RunTimeout = DefaultRunTimeout
+	}
 	if cfg.Rate == 0 {
 		cfg.Rate = DefaultRate
 		if isLoopbackURL(cfg.BaseURL) && isLoopbackURL(cfg.TransactionsURL) {
@@ -420,6 +432,9 @@ func (cfg Config) Validate() error {
 	}
 	if cfg.Timeout < 0 {
 		return fmt.Errorf("--timeout must not be negative, got %s", cfg.Timeout)
+	}
+	if cfg.RunTimeout < 0 {
+		return fmt.Errorf("--run-timeout must not be negative, got %s", cfg.RunTimeout)
 	}
 	if math.IsNaN(cfg.Rate) || cfg.Rate < 0 {
 		return fmt.Errorf("--rate must not be negative, got %v", cfg.Rate)

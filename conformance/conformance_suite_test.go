@@ -42,7 +42,9 @@ func TestMain(m *testing.M) {
 // TestConformance runs the suite against --base-url. Without it the suite is
 // skipped, so that go test ./... needs no deployment. Every Ginkgo flag
 // given (--ginkgo.label-filter, --ginkgo.focus, --ginkgo.junit-report,
-// --ginkgo.json-report, ...) applies.
+// --ginkgo.json-report, ...) applies. As with harness conform, a preflight
+// first checks that the URLs answer (the test fails with its one line
+// when they do not), and --run-timeout bounds the run.
 func TestConformance(t *testing.T) {
 	if suiteFlags.BaseURL == "" {
 		t.Skip("conformance suite skipped: no deployment given; run go test ./conformance -args --base-url=URL")
@@ -50,7 +52,15 @@ func TestConformance(t *testing.T) {
 	if err := suiteFlags.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	rules, err := Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
 	setActiveConfig(suiteFlags)
+	defer currentTraffic().stop()
+	if err := preflight(suiteFlags, transactionsSelected(rules, ginkgoFlags.suite.LabelFilter)); err != nil {
+		t.Fatal(err)
+	}
 	RegisterFailHandler(ruleFail)
 	RunSpecs(t, SuiteDescription, ginkgoFlags.suite, ginkgoFlags.reporter)
 }

@@ -22,4 +22,13 @@
 // the suite runs from conformance_suite_test.go:
 //
 //	go test ./conformance -args --base-url=http://127.0.0.1:8080
+//
+// Against what is not a deployment the suite fails fast and stays small.
+// A preflight asks each URL for one row before any rule runs and says in
+// one line what is wrong (a *PreflightError); Config.RunTimeout bounds the
+// whole run, the rules not yet judged when it passes being skipped;
+// independent requests go side by side up to Config.Concurrency, so that
+// requests that time out wait together; and response bodies are read
+// streaming into a memory budget every request in flight shares, the
+// bodies kept for the schema rules bounded too.
 package conformance

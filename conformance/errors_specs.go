@@ -93,33 +93,55 @@ func foreignCursor(st *pagedState) (string, string) {
 	return "", fmt.Sprintf("none of the listings %v has a row to borrow a cursor from", st.l.donors)
 }
 
+// pagedErrorRules declares the error rules of a paged listing. Their
+// requests are one batch, asked side by side when the first of them runs.
 func pagedErrorRules(st *pagedState) {
 	const refuses = "refuses with a 4xx status and the error body:"
+	var reqs batch
+	type entry struct {
+		name string
+		it   *batchItem
+	}
+	get := func(q url.Values) request { return request{base: st.cfg.BaseURL, path: st.l.path, q: q} }
 	var entries []TableEntry
 	for _, b := range pagedBadRequests(st.l) {
-		entries = append(entries, ruleEntry(refuses, b.name, should, b))
+		it := reqs.add(refuses+" "+b.name, should, func() (request, string) {
+			q, why := b.query(st)
+			return get(q), why
+		})
+		entries = append(entries, ruleEntry(refuses, b.name, should, entry{b.name, it}))
 	}
 	DescribeTable(refuses,
-		func(b badRequest[*pagedState]) {
-			q, why := b.query(st)
+		func(e entry) {
+			ex, why := reqs.answer(st.c, e.it)
 			if why != "" {
 				skipf("%s", why)
 			}
-			v := newVerdict("a 4xx status and the error body for %s", b.name)
-			refusal(v, st.c.get(st.cfg.BaseURL, st.l.path, q))
+			v := newVerdict("a 4xx status and the error body for %s", e.name)
+			refusal(v, ex)
 			v.check()
 		}, entries)
 
-	rule("a refused pagination gets HTTP 400, code 3 (InvalidArgument) and an ErrorDetail with code 10028", should, func() {
+	const codesRule = "a refused pagination gets HTTP 400, code 3 (InvalidArgument) and an ErrorDetail with code 10028"
+	codes := reqs.add(codesRule, should, func() (request, string) {
+		return get(url.Values{"pagination.first": {"0"}}), ""
+	})
+	rule(codesRule, should, func() {
 		v := newVerdict(`HTTP 400 with {"code": 3, "details": [{"@type": "type.googleapis.com/core.ErrorDetail", "code": 10028, ...}]}`)
-		ex := st.c.get(st.cfg.BaseURL, st.l.path, url.Values{"pagination.first": {"0"}})
+		ex, _ := reqs.answer(st.c, codes)
 		errorCodes(v, ex, 10028)
 		v.check()
 	})
 
-	rule("a method other than GET gets HTTP 501 and the error body", should, func() {
+	const methodRule = "a method other than GET gets HTTP 501 and the error body"
+	post := reqs.add(methodRule, should, func() (request, string) {
+		r := get(nil)
+		r.method = http.MethodPost
+		return r, ""
+	})
+	rule(methodRule, should, func() {
 		v := newVerdict("HTTP 501 (code 12) with the error body for POST")
-		ex := st.c.do(http.MethodPost, st.cfg.BaseURL, st.l.path, nil)
+		ex, _ := reqs.answer(st.c, post)
 		v.judged(1)
 		if ex.status != http.StatusNotImplemented {
 			v.add(ex, "HTTP %d, want 501", ex.status)

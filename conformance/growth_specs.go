@@ -194,7 +194,10 @@ func growthWalk(cfg Config, l model.Listing, r *growthResult) {
 	most, idle := growthPolls(cfg.GrowthWait)
 	height, moved := "", false
 	for poll := 1; ; poll++ {
-		time.Sleep(growthPoll)
+		if t := currentTraffic(); !sleep(t.ctx, growthPoll) {
+			r.skip = t.ended().Error()
+			return
+		}
 		p, ex := get(with(count, "1"))
 		if p == nil {
 			fail(ex)

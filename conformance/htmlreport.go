@@ -138,6 +138,9 @@ func newHTMLView(s *Summary) htmlView {
 		v.Started = s.Started.UTC().Format(time.RFC3339)
 	}
 	v.Why = verdictReason(v.Counts, s.FailOnSkip)
+	if s.Stopped != "" {
+		v.Why = "The run stopped: " + s.Stopped + ". " + v.Why
+	}
 
 	rules := make([]htmlRule, len(s.Rules))
 	anchors := make(map[string]bool, len(s.Rules))

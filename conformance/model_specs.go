@@ -194,7 +194,7 @@ func (st *modelState) setUp() {
 	st.c = newClient(st.cfg)
 	st.tally = map[modelKey]*modelTally{}
 	startGrowthWalks()
-	ctx := context.Background()
+	ctx := currentTraffic().ctx
 	st.m, st.err = model.Build(ctx, st.modelFetch, st.l, model.Options{MaxRows: st.cfg.MaxRows, PageSize: st.cfg.PageSize})
 	report := &ModelReport{Listing: st.l.String(), Seed: st.cfg.Seed}
 	defer func() { setModelReport(report) }()

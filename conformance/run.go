@@ -103,8 +103,16 @@ func (t *ginkgoT) Fail() { t.failed = true }
 // Run runs the suite against the deployment cfg names and returns its
 // summary; the run passes when Summary.Passed says so. Ginkgo runs a suite
 // once per process, so Run may be called once. An error means the suite
-// could not run (bad configuration) or a report could not be written;
+// could not run (bad configuration: no summary), the preflight found no
+// deployment to check (a *PreflightError, with a summary whose rules are
+// all skipped, and the reports written), or a report could not be written;
 // failed rules are not errors.
+//
+// Before any rule, a preflight asks each URL for one row (see preflight),
+// so that a closed port or a wrong address is said in one line within
+// seconds. The whole run, preflight included, ends at Config.RunTimeout:
+// the rules not yet judged then are skipped and the summary says it
+// stopped.
 func Run(cfg Config, opts RunOptions) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
@@ -121,6 +129,7 @@ func Run(cfg Config, opts RunOptions) (*Summary, error) {
 	}
 	started := time.Now()
 	setActiveConfig(cfg)
+	defer currentTraffic().stop()
 	setWaivers(opts.Waivers, started)
 	out := opts.Output
 	if out == nil {
@@ -134,7 +143,9 @@ func Run(cfg Config, opts RunOptions) (*Summary, error) {
 	suiteConfig, reporterConfig := GinkgoConfiguration()
 	suiteConfig.LabelFilter = opts.LabelFilter
 	suiteConfig.FocusStrings, suiteConfig.SkipStrings = nil, nil
-	suiteConfig.Timeout = 2 * time.Hour
+	// Ginkgo's own timeout is a backstop only: the run deadline ends the
+	// run first, in the words of the summary.
+	suiteConfig.Timeout = cfg.withDefaults().RunTimeout + time.Minute
 	suiteConfig.RandomizeAllSpecs = false
 	reporterConfig.NoColor = !isTerminal(out)
 	reporterConfig.Verbose = opts.Verbose
@@ -147,6 +158,9 @@ func Run(cfg Config, opts RunOptions) (*Summary, error) {
 		ExpiredWaivers: ExpiredWaivers(opts.Waivers, started),
 		Seed:           cfg.withDefaults().Seed, Queries: cfg.withDefaults().Queries,
 	}
+	if err := preflight(cfg, transactionsSelected(rules, opts.LabelFilter)); err != nil {
+		return summary, stopBeforeRules(summary, rules, opts, err)
+	}
 	resetModelReports()
 	var reportErr error
 	ReportAfterSuite("conformance reports", func(r Report) {
@@ -154,6 +168,7 @@ func Run(cfg Config, opts RunOptions) (*Summary, error) {
 		summary.Traffic = CurrentTraffic()
 		summary.Rules = ruleResults(rules, r)
 		summary.Model = currentModelReports()
+		summary.Stopped = deadlineStop(summary.Rules)
 		reportErr = writeReports(r, summary, opts)
 	})
 	RegisterFailHandler(ruleFail)
@@ -164,6 +179,44 @@ func Run(cfg Config, opts RunOptions) (*Summary, error) {
 		return summary, reportErr
 	}
 	return summary, nil
+}
+
+// stopBeforeRules ends a run whose preflight failed with err: every
+// selected rule is skipped with err's message, the reports are written,
+// and err is returned (with any error writing them).
+func stopBeforeRules(s *Summary, rules []Rule, opts RunOptions, err error) error {
+	s.Stopped = err.Error()
+	s.Duration = time.Since(s.Started)
+	s.Traffic = CurrentTraffic()
+	s.Rules = make([]RuleResult, len(rules))
+	for i, r := range rules {
+		s.Rules[i] = RuleResult{Rule: r, State: StateNotRun}
+		if ruleSelected(r.Labels, opts.LabelFilter) {
+			s.Rules[i].State, s.Rules[i].Message = StateSkipped, s.Stopped
+		}
+	}
+	r := Report{
+		SuiteDescription: SuiteDescription, SuiteSucceeded: false,
+		SpecialSuiteFailureReasons: []string{s.Stopped},
+		StartTime:                  s.Started, EndTime: s.Started.Add(s.Duration), RunTime: s.Duration,
+	}
+	return errors.Join(err, writeReports(r, s, opts))
+}
+
+// deadlineStop returns the run deadline's message when the deadline
+// skipped a rule, else "".
+func deadlineStop(results []RuleResult) string {
+	t := currentTraffic()
+	if !t.expired() {
+		return ""
+	}
+	msg := t.deadlineMessage()
+	for _, r := range results {
+		if r.State == StateSkipped && firstLine(r.Message) == msg {
+			return msg
+		}
+	}
+	return ""
 }
 
 // ruleResults reads each rule's outcome from Ginkgo's report.
@@ -441,7 +494,7 @@ func WriteSummary(w io.Writer, s *Summary) {
 	b.WriteString("\nConformance summary\n")
 	for _, state := range []string{StateFailed, StateWaived, StateSkipped} {
 		for _, r := range s.Rules {
-			if r.State != state {
+			if r.State != state || s.stoppedRule(r) {
 				continue
 			}
 			fmt.Fprintf(&b, "  %-7s %s %s %s %s: %s", strings.ToUpper(state), r.ID, r.Level(), r.Listing, r.Area, r.Text)
@@ -457,6 +510,9 @@ func WriteSummary(w io.Writer, s *Summary) {
 			b.WriteString("\n")
 		}
 	}
+	if n := s.stoppedRules(); n > 0 {
+		fmt.Fprintf(&b, "  SKIPPED %d rules: %s\n", n, s.Stopped)
+	}
 	for _, wv := range s.ExpiredWaivers {
 		fmt.Fprintf(&b, "  EXPIRED waiver of %s (expired %s: %s): renew it or fix the deployment; the run fails\n", wv.Rule, wv.Expires, wv.Reason)
 	}
@@ -464,7 +520,10 @@ func WriteSummary(w io.Writer, s *Summary) {
 	writeModelLines(&b, s)
 	fmt.Fprintf(&b, "Rules: %d passed, %d failed, %d skipped, %d waived, %d not selected; %d cases judged in %s\n", c.Passed, c.Failed, c.Skipped, c.Waived, c.NotRun, s.cases(), s.Duration.Round(time.Millisecond))
 	verdict := "PASSED"
-	if !s.Passed() {
+	switch {
+	case s.Stopped != "":
+		verdict = "FAILED (the run stopped: " + s.Stopped + ")"
+	case !s.Passed():
 		verdict = "FAILED"
 	}
 	fmt.Fprintf(&b, "Verdict: %s\n", verdict)

@@ -78,7 +78,7 @@ func schemaRules(schemaName, path string, cite level, c func() *client, blockHea
 			}
 			started := false
 			for _, ex := range answers() {
-				started = started || ex == seenIn
+				started = started || ex.same(seenIn)
 				if !started || ex.status != 200 {
 					continue
 				}
@@ -115,8 +115,8 @@ func schemaRules(schemaName, path string, cite level, c func() *client, blockHea
 	rule("every error body validates against the Error schema", citeErrorBody, func() {
 		validator := mustValidator("Error", schemas.Spec)
 		v := newVerdict("every non-200 body to be the error body {code, message, details[]} of the Error schema")
-		validateAll(v, validator, answers(), func(ex *exchange) bool { return ex.status != 200 })
 		v.noneBecause("the deployment refused nothing the suite asked of this listing")
+		validateAll(v, validator, answers(), func(ex *exchange) bool { return ex.status != 200 })
 		v.check()
 	})
 }
@@ -131,12 +131,18 @@ func mustValidator(name string, p schemas.Profile) *schemas.Validator {
 }
 
 // validateAll validates the bodies of the selected exchanges, each distinct
-// body once, on every CPU.
+// body once, on every CPU. Answers kept without their body (past the bytes
+// a run keeps) are not judged.
 func validateAll(v *verdict, validator *schemas.Validator, exs []*exchange, selected func(*exchange) bool) {
 	seen := map[[32]byte]bool{}
 	var todo []*exchange
+	unkept := 0
 	for _, ex := range exs {
 		if !selected(ex) {
+			continue
+		}
+		if ex.unkept {
+			unkept++
 			continue
 		}
 		v.judged(1)
@@ -146,6 +152,9 @@ func validateAll(v *verdict, validator *schemas.Validator, exs []*exchange, sele
 		}
 		seen[h] = true
 		todo = append(todo, ex)
+	}
+	if unkept > 0 {
+		v.noneBecause("the run kept no body of the %d answers it would judge: it keeps %d MiB of bodies in all", unkept, maxKeptBodies>>20)
 	}
 	errs := make([]error, len(todo))
 	var wg sync.WaitGroup

@@ -40,6 +40,11 @@ type Summary struct {
 	Queries int
 	// Model holds what the model rules did over each listing they ran on.
 	Model []ModelReport
+	// Stopped says, in one line, why the run stopped before judging every
+	// selected rule: the preflight found no deployment to check at the
+	// URLs, or the run deadline passed. The rules it left unjudged are
+	// skipped with it as their message. A stopped run fails.
+	Stopped string
 }
 
 // RuleResult is the outcome of one rule.
@@ -96,11 +101,28 @@ func (s *Summary) Counts() Counts {
 	return c
 }
 
-// Passed reports whether the run passes: no rule failed, and, with
-// FailOnSkip, none was skipped. Waived failures do not fail the run.
+// Passed reports whether the run passes: it was not stopped, no rule
+// failed, and, with FailOnSkip, none was skipped. Waived failures do not
+// fail the run.
 func (s *Summary) Passed() bool {
 	c := s.Counts()
-	return c.Failed == 0 && !(s.FailOnSkip && c.Skipped > 0) && len(s.ExpiredWaivers) == 0
+	return s.Stopped == "" && c.Failed == 0 && !(s.FailOnSkip && c.Skipped > 0) && len(s.ExpiredWaivers) == 0
+}
+
+// stoppedRules is how many rules were skipped because the run stopped.
+func (s *Summary) stoppedRules() int {
+	n := 0
+	for _, r := range s.Rules {
+		if s.stoppedRule(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// stoppedRule reports whether a rule was skipped because the run stopped.
+func (s *Summary) stoppedRule(r RuleResult) bool {
+	return s.Stopped != "" && r.State == StateSkipped && firstLine(r.Message) == s.Stopped
 }
 
 // cases is the number of cases every rule judged, together.

@@ -1,7 +1,9 @@
 package conformance
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -53,6 +55,9 @@ func configureTraffic(cfg Config) {
 	t := newTraffic(cfg.withDefaults())
 	trafficMu.Lock()
 	defer trafficMu.Unlock()
+	if activeTraffic != nil {
+		activeTraffic.stop()
+	}
 	activeTraffic = t
 }
 
@@ -67,6 +72,9 @@ func currentTraffic() *traffic {
 	return activeTraffic
 }
 
+// errRunDeadline is the cause of a run's context when its deadline passed.
+var errRunDeadline = errors.New("the run deadline passed")
+
 // traffic is what every client of a run shares.
 type traffic struct {
 	retries int
@@ -75,9 +83,19 @@ type traffic struct {
 	// slots holds one token per request in flight.
 	slots chan struct{}
 	pace  *pacer
+	// ctx ends when the run deadline passes (cause errRunDeadline) or the
+	// run is over; every request and every wait of the run ends with it.
+	ctx        context.Context
+	cancel     context.CancelFunc
+	runTimeout time.Duration
+	// bodies is the memory for the bodies being read.
+	bodies *bodyBudget
 
 	mu     sync.Mutex
 	counts Traffic
+	// kept is the bytes of the bodies kept for the schema rules, at most
+	// keptLimit (maxKeptBodies).
+	kept, keptLimit int
 }
 
 // header is one configured request header.
@@ -85,10 +103,14 @@ type header struct{ name, value string }
 
 func newTraffic(cfg Config) *traffic {
 	t := &traffic{
-		retries: max(cfg.Retries, 0),
-		slots:   make(chan struct{}, cfg.Concurrency),
-		pace:    newPacer(cfg.Rate),
+		retries:    max(cfg.Retries, 0),
+		slots:      make(chan struct{}, cfg.Concurrency),
+		pace:       newPacer(cfg.Rate),
+		runTimeout: cfg.RunTimeout,
+		bodies:     newBodyBudget(bodyBudgetBytes),
+		keptLimit:  maxKeptBodies,
 	}
+	t.ctx, t.cancel = context.WithTimeoutCause(context.Background(), cfg.RunTimeout, errRunDeadline)
 	for _, line := range cfg.Headers {
 		name, value, err := parseHeader(line)
 		if err != nil {
@@ -124,14 +146,46 @@ func (t *traffic) apply(req *http.Request) {
 	}
 }
 
+// stop ends the run's context, abandoning whatever still waits on it.
+func (t *traffic) stop() { t.cancel() }
+
+// expired reports whether the run deadline has passed.
+func (t *traffic) expired() bool {
+	return errors.Is(context.Cause(t.ctx), errRunDeadline)
+}
+
+// deadlineMessage says that the run deadline passed, naming the flag.
+func (t *traffic) deadlineMessage() string {
+	return fmt.Sprintf("%v (--run-timeout %s)", errRunDeadline, t.runTimeout)
+}
+
+// ended returns why the run's context ended: the deadline message, or
+// the context's cause.
+func (t *traffic) ended() error {
+	if t.expired() {
+		return errors.New(t.deadlineMessage())
+	}
+	return context.Cause(t.ctx)
+}
+
 // acquire waits for a slot for one request and for its turn under the rate
-// limit, and counts the request. release gives the slot back.
-func (t *traffic) acquire() {
-	t.slots <- struct{}{}
-	t.pace.wait()
+// limit, and counts the request. release gives the slot back; it is called
+// only when acquire succeeded. acquire fails when the run's context ends
+// first.
+func (t *traffic) acquire() error {
+	select {
+	case t.slots <- struct{}{}:
+	case <-t.ctx.Done():
+		return t.ended()
+	}
+	if !t.pace.wait(t.ctx) {
+		t.release()
+		return t.ended()
+	}
 	t.mu.Lock()
 	t.counts.Requests++
 	t.mu.Unlock()
+	return nil
 }
 
 func (t *traffic) release() { <-t.slots }
@@ -155,6 +209,18 @@ func (t *traffic) refused(u string) {
 	if len(t.counts.RefusedURLs) < maxRefusedURLs {
 		t.counts.RefusedURLs = append(t.counts.RefusedURLs, u)
 	}
+}
+
+// keepBody reports whether a body of n bytes may be kept for the schema
+// rules within maxKeptBodies, and counts it when it may.
+func (t *traffic) keepBody(n int) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.kept+n > t.keptLimit {
+		return false
+	}
+	t.kept += n
+	return true
 }
 
 func (t *traffic) snapshot() Traffic {
@@ -187,8 +253,9 @@ func newPacer(rate float64) *pacer {
 	return p
 }
 
-// wait returns when the caller may send a request.
-func (p *pacer) wait() {
+// wait returns true when the caller may send a request, or false when
+// ctx ended first.
+func (p *pacer) wait(ctx context.Context) bool {
 	p.turn.Lock()
 	defer p.turn.Unlock()
 	for {
@@ -198,10 +265,24 @@ func (p *pacer) wait() {
 		if d <= 0 {
 			p.next = now.Add(p.interval)
 			p.mu.Unlock()
-			return
+			return true
 		}
 		p.mu.Unlock()
-		time.Sleep(d)
+		if !sleep(ctx, d) {
+			return false
+		}
+	}
+}
+
+// sleep waits for d, and reports false when ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 

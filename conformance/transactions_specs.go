@@ -749,28 +749,44 @@ func txErrorRules(ts *txState) {
 		{badRequest[*txState]{"a count above the maximum page size (1000000)", fixed("first", "1000000")}, should},
 		{badRequest[*txState]{"a count that is not a number (first=abc)", fixed("first", "abc")}, should},
 	}
+	// The rules' requests are one batch, asked side by side when the first
+	// of them runs.
 	const refuses = "refuses with a 4xx status and the error body:"
+	var batched batch
+	type entry struct {
+		name string
+		it   *batchItem
+	}
+	get := func(q url.Values) request { return request{base: ts.cfg.TransactionsURL, path: transactionsPath, q: q} }
 	var entries []TableEntry
 	for _, r := range reqs {
-		entries = append(entries, ruleEntry(refuses, r.name, r.lvl, r.badRequest))
+		it := batched.add(refuses+" "+r.name, r.lvl, func() (request, string) {
+			q, why := r.query(ts)
+			return get(q), why
+		})
+		entries = append(entries, ruleEntry(refuses, r.name, r.lvl, entry{r.name, it}))
 	}
-	DescribeTable(refuses, func(b badRequest[*txState]) {
-		q, why := b.query(ts)
+	DescribeTable(refuses, func(e entry) {
+		ex, why := batched.answer(ts.c, e.it)
 		if why != "" {
 			skipf("%s", why)
 		}
-		v := newVerdict("a 4xx status and the error body for %s", b.name)
-		refusal(v, ts.c.get(ts.cfg.TransactionsURL, transactionsPath, q))
+		v := newVerdict("a 4xx status and the error body for %s", e.name)
+		refusal(v, ex)
 		v.check()
 	}, entries)
 
-	rule("a refused request gets HTTP 400, code 3 (InvalidArgument) and an ErrorDetail with code 10000", should, func() {
+	const codesRule = "a refused request gets HTTP 400, code 3 (InvalidArgument) and an ErrorDetail with code 10000"
+	codes := batched.add(codesRule, should, func() (request, string) {
 		newer, _, why := cursors(ts)
+		return get(url.Values{"first": {"5"}, "before": {newer}}), why
+	})
+	rule(codesRule, should, func() {
+		ex, why := batched.answer(ts.c, codes)
 		if why != "" {
 			skipf("%s", why)
 		}
 		v := newVerdict(`HTTP 400 with {"code": 3, "details": [{"@type": "type.googleapis.com/core.ErrorDetail", "code": 10000, ...}]}`)
-		ex := ts.c.get(ts.cfg.TransactionsURL, transactionsPath, url.Values{"first": {"5"}, "before": {newer}})
 		errorCodes(v, ex, 10000)
 		v.check()
 	})

@@ -156,5 +156,7 @@ func failWalk(ws ...*walk) {
 // skipf skips the running spec, saying why the data cannot show the rule.
 func skipf(format string, args ...any) {
 	GinkgoHelper()
-	Skip(fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	deadlineSkip(msg, 0)
+	Skip(msg)
 }

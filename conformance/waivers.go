@@ -208,6 +208,7 @@ func ruleFail(message string, callerSkip ...int) {
 	}
 	id := ruleID(CurrentSpecReport().Labels())
 	message = ruleHeader(id) + message
+	deadlineSkip(message, skip)
 	if w, ok := waiverFor(id); ok {
 		AddReportEntry(entryWaived, w, ReportEntryVisibilityNever)
 		Skip(fmt.Sprintf("WAIVED until %s: %s\n%s", w.Expires, w.Reason, message), skip)

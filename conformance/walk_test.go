@@ -171,6 +171,7 @@ func TestConfigValidate(t *testing.T) {
 		{Config{BaseURL: "http://h?x=1"}, "without query"},
 		{Config{BaseURL: "http://h", MaxPages: -1}, "--max-pages"},
 		{Config{BaseURL: "http://h", Timeout: -time.Second}, "--timeout"},
+		{Config{BaseURL: "http://h", RunTimeout: -time.Second}, "--run-timeout"},
 	}
 	for _, tc := range tests {
 		err := tc.cfg.Validate()
@@ -182,7 +183,7 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 	d := Config{BaseURL: "http://h/"}.withDefaults()
-	if d.BaseURL != "http://h" || d.TransactionsURL != "http://h" || d.MaxPages != DefaultMaxPages || d.PageSize != DefaultPageSize || d.Timeout != DefaultTimeout {
+	if d.BaseURL != "http://h" || d.TransactionsURL != "http://h" || d.MaxPages != DefaultMaxPages || d.PageSize != DefaultPageSize || d.Timeout != DefaultTimeout || d.RunTimeout != DefaultRunTimeout {
 		t.Errorf("defaults: %+v", d)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -96,24 +97,37 @@ func runConform(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "harness conform: %v\n", err)
 		return exitUsage
 	}
+	if preflight := (*conformance.PreflightError)(nil); errors.As(err, &preflight) {
+		// One line, and no report on standard output: nothing was judged.
+		fmt.Fprintf(e.stderr, "harness conform: %v\n", err)
+		return exitFailure
+	}
 	fmt.Fprintln(e.stdout, trafficLine(conformance.CurrentTraffic(), a.cfg.EffectiveRate()))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "harness conform: %v\n", err)
 		return exitFailure
 	}
 	if !summary.Passed() {
-		c := summary.Counts()
-		why := fmt.Sprintf("%d rules failed", c.Failed)
-		if n := len(summary.ExpiredWaivers); n > 0 {
-			why += fmt.Sprintf(", %d waivers expired", n)
-		}
-		if summary.FailOnSkip && c.Skipped > 0 {
-			why += fmt.Sprintf(", %d rules skipped (--fail-on-skip)", c.Skipped)
-		}
-		fmt.Fprintf(e.stderr, "harness conform: %s\n", why)
+		fmt.Fprintf(e.stderr, "harness conform: %s\n", failureReason(summary))
 		return exitFailure
 	}
 	return exitOK
+}
+
+// failureReason says in one line why a run failed.
+func failureReason(summary *conformance.Summary) string {
+	c := summary.Counts()
+	why := fmt.Sprintf("%d rules failed", c.Failed)
+	if summary.Stopped != "" {
+		why = fmt.Sprintf("%s: %d rules skipped, %d failed", summary.Stopped, c.Skipped, c.Failed)
+	}
+	if n := len(summary.ExpiredWaivers); n > 0 {
+		why += fmt.Sprintf(", %d waivers expired", n)
+	}
+	if summary.FailOnSkip && c.Skipped > 0 && summary.Stopped == "" {
+		why += fmt.Sprintf(", %d rules skipped (--fail-on-skip)", c.Skipped)
+	}
+	return why
 }
 
 // trafficLine says in one line what the run asked of the deployment.

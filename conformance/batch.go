@@ -1,0 +1,100 @@
+package conformance
+
+import (
+	"cmp"
+	"net/http"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// batch holds the requests of a group of rules that judge one answer each
+// (the error rules of a listing). They are asked together, up to
+// --concurrency at once, when the first of the rules runs, so that a
+// deployment that answers slowly, or never, costs one request timeout
+// per --concurrency requests, not one per rule. Only the requests of the
+// rules the label filter selects are asked.
+type batch struct {
+	items []*batchItem
+	asked bool
+}
+
+// batchItem is one rule's request in a batch.
+type batchItem struct {
+	// labels are the rule's labels, for the label filter.
+	labels []string
+	// prepare returns the request, or why the rule cannot make it (the
+	// data lacks what it needs). It may ask requests of its own.
+	prepare func() (request, string)
+
+	ex  *exchange
+	why string
+}
+
+// add declares a rule's request. Call it where the rule is declared (in
+// the rule's scope and area, with the rule's text and level), so that the
+// item carries the rule's labels.
+func (b *batch) add(text string, lvl level, prepare func() (request, string)) *batchItem {
+	it := &batchItem{labels: ruleLabels(text, lvl), prepare: prepare}
+	b.items = append(b.items, it)
+	return it
+}
+
+// answer returns a rule's answer, or why the rule could not ask its
+// request. The first call asks the whole batch with the client.
+func (b *batch) answer(c *client, it *batchItem) (*exchange, string) {
+	if !b.asked {
+		b.asked = true
+		b.ask(c, GinkgoLabelFilter())
+	}
+	if it.ex == nil && it.why == "" {
+		// Selected by more than the label filter: asked on its own.
+		b.askOne(c, it)
+		if it.ex != nil {
+			c.keep(it.ex)
+		}
+	}
+	return it.ex, it.why
+}
+
+// ask prepares and asks the requests of the items the filter selects, side
+// by side, and keeps the answers in the order of the items.
+func (b *batch) ask(c *client, filter string) {
+	var wg sync.WaitGroup
+	for _, it := range b.items {
+		if !ruleSelected(it.labels, filter) {
+			continue
+		}
+		wg.Go(func() { b.askOne(c, it) })
+	}
+	wg.Wait()
+	for _, it := range b.items {
+		if it.ex != nil {
+			c.keep(it.ex)
+		}
+	}
+}
+
+// askOne prepares and asks one item's request, without keeping the answer.
+func (b *batch) askOne(c *client, it *batchItem) {
+	req, why := it.prepare()
+	if why != "" {
+		it.why = why
+		return
+	}
+	it.ex = c.fetch(cmp.Or(req.method, http.MethodGet), req.base, req.path, req.q)
+}
+
+// ruleLabels are the labels of a rule declared here with the text and
+// level: its scope and area, its ID, and "strict" for a SHOULD rule.
+func ruleLabels(text string, lvl level) []string {
+	id, ok := ruleRegistry().byKey[idKey(declaring.scope, declaring.area, text)]
+	if !ok {
+		id = unassigned
+	}
+	labels := []string{declaring.scope, declaring.area, id}
+	if lvl.strict {
+		labels = append(labels, StrictLabel)
+	}
+	return labels
+}

@@ -1,0 +1,193 @@
+package conformance
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTimeoutsRunSideBySide: requests that time out wait side by side, up
+// to --concurrency at once, in a batch of requests (getAll) and in a batch
+// of error rules: eight requests with a 300 ms timeout at four at once
+// take about 600 ms, not 2.4 s.
+func TestTimeoutsRunSideBySide(t *testing.T) {
+	const n, timeout = 8, 300 * time.Millisecond
+	base := neverAnswers(t)
+	tests := []struct {
+		name string
+		ask  func(c *client) []*exchange
+	}{
+		{"getAll", func(c *client) []*exchange {
+			reqs := make([]request, n)
+			for i := range reqs {
+				reqs[i] = request{base: base, path: "/x"}
+			}
+			return c.getAll(reqs)
+		}},
+		{"batch of error rules", func(c *client) []*exchange {
+			var b batch
+			var items []*batchItem
+			for range n {
+				items = append(items, b.add("a rule", should, func() (request, string) {
+					return request{base: base, path: "/x"}, ""
+				}))
+			}
+			// Asked as the first rule would, with no label filter (go test
+			// may have one for the suite).
+			b.asked = true
+			b.ask(c, "")
+			out := make([]*exchange, n)
+			for i, it := range items {
+				out[i], _ = b.answer(c, it)
+			}
+			return out
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := useTraffic(t, Config{BaseURL: base, Timeout: timeout, Concurrency: 4})
+			start := time.Now()
+			out := tc.ask(c)
+			elapsed := time.Since(start)
+			for i, ex := range out {
+				if ex == nil || ex.err == nil || !isTimeout(ex.err) {
+					t.Fatalf("request %d: %+v, want a timeout", i, ex)
+				}
+			}
+			if most := n / 4 * timeout * 3 / 2; elapsed > most {
+				t.Errorf("%d requests timing out after %s took %s at 4 at once, want at most %s", n, timeout, elapsed, most)
+			}
+		})
+	}
+}
+
+// TestRunDeadlineEndsRequests: when the run deadline passes, the request
+// in flight, the waits for the rate limit and for a retry, and every later
+// request end at once, saying so.
+func TestRunDeadlineEndsRequests(t *testing.T) {
+	const deadline = 300 * time.Millisecond
+	tests := []struct {
+		name string
+		cfg  Config
+		base func(t *testing.T) string
+	}{
+		{"a request in flight", Config{Timeout: time.Minute}, neverAnswers},
+		{"the wait for a retry", Config{Timeout: time.Minute}, func(t *testing.T) string {
+			return routes(t, map[string]http.HandlerFunc{"/x": func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Retry-After", "50")
+				w.WriteHeader(http.StatusTooManyRequests)
+			}})
+		}},
+		{"the wait for the rate limit", Config{Timeout: time.Minute, Rate: 0.5}, func(t *testing.T) string {
+			return routes(t, map[string]http.HandlerFunc{"/x": answer(200, "application/json", "{}")})
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg
+			cfg.BaseURL, cfg.RunTimeout = tc.base(t), deadline
+			c := useTraffic(t, cfg)
+			start := time.Now()
+			var ex *exchange
+			for range 2 { // with a rate of 0.5/s the second request waits
+				ex = c.get(cfg.BaseURL, "/x", nil)
+			}
+			if elapsed := time.Since(start); elapsed > deadline+2*time.Second {
+				t.Errorf("the request ended after %s, want soon after the run deadline (%s)", elapsed, deadline)
+			}
+			want := "the run deadline passed (--run-timeout 300ms)"
+			if ex.err == nil || !strings.Contains(ex.err.Error(), want) {
+				t.Errorf("the request's error is %v, want one saying %q", ex.err, want)
+			}
+			start = time.Now()
+			if later := c.get(cfg.BaseURL, "/x", nil); later.err == nil || time.Since(start) > 100*time.Millisecond {
+				t.Errorf("a request after the deadline took %s (error %v), want an error at once", time.Since(start), later.err)
+			}
+			if !currentTraffic().expired() {
+				t.Error("the traffic does not say the deadline passed")
+			}
+		})
+	}
+}
+
+// TestKeptBodiesAreBounded: past the bytes a run keeps, the client keeps
+// answers without their bodies, and the schema rules do not judge them.
+func TestKeptBodiesAreBounded(t *testing.T) {
+	body := `{"` + strings.Repeat("a", 1000) + `":1}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	c := useTraffic(t, Config{BaseURL: srv.URL})
+	c.t.keptLimit = 3 * len(body)
+	for i := range 5 {
+		if ex := c.get(srv.URL, "/x", nil); string(ex.body) != body {
+			t.Fatalf("answer %d has a body of %d bytes, want %d: the caller gets every body whole", i, len(ex.body), len(body))
+		}
+	}
+	log := c.exchanges()
+	var kept, unkept []string
+	for i, ex := range log {
+		switch {
+		case ex.unkept && ex.body == nil && ex.status == 200:
+			unkept = append(unkept, strconv.Itoa(i))
+		case !ex.unkept && string(ex.body) == body:
+			kept = append(kept, strconv.Itoa(i))
+		}
+	}
+	if len(kept) != 3 || len(unkept) != 2 {
+		t.Errorf("the log keeps the bodies of answers %v and not of %v, want 3 and 2", kept, unkept)
+	}
+	v := newVerdict("test")
+	validateAll(v, nil, log[3:], func(*exchange) bool { return true })
+	if v.cases != 0 || !strings.Contains(v.none, "kept no body of the 2 answers") {
+		t.Errorf("validating answers without bodies judged %d cases (none: %q), want none, and saying why", v.cases, v.none)
+	}
+}
+
+// TestStoppedRunSummary: a stopped run fails, and the console summary
+// gives the rules it left unjudged one line, not one each.
+func TestStoppedRunSummary(t *testing.T) {
+	const stopped = "the run deadline passed (--run-timeout 2s)"
+	rules := []RuleResult{
+		{Rule: Rule{ID: "GAMES-PAG-001", Listing: "games", Area: "pagination", Text: "a"}, State: StatePassed},
+		{Rule: Rule{ID: "GAMES-PAG-002", Listing: "games", Area: "pagination", Text: "b"}, State: StateSkipped, Message: "the listing has 1 row"},
+		{Rule: Rule{ID: "GAMES-PAG-003", Listing: "games", Area: "pagination", Text: "c"}, State: StateSkipped, Message: stopped},
+		{Rule: Rule{ID: "GAMES-PAG-004", Listing: "games", Area: "pagination", Text: "d"}, State: StateSkipped, Message: stopped + "\nA games page could not be read"},
+	}
+	tests := []struct {
+		name       string
+		stopped    string
+		passed     bool
+		want, lose []string
+	}{
+		{"not stopped", "", true, []string{"SKIPPED GAMES-PAG-003", "Verdict: PASSED"}, []string{"SKIPPED 2 rules"}},
+		{"stopped", stopped, false,
+			[]string{"SKIPPED GAMES-PAG-002", "SKIPPED 2 rules: " + stopped, "Verdict: FAILED (the run stopped: " + stopped + ")"},
+			[]string{"GAMES-PAG-003", "GAMES-PAG-004"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &Summary{Rules: rules, Stopped: tc.stopped}
+			if s.Passed() != tc.passed {
+				t.Errorf("Passed() = %v, want %v", s.Passed(), tc.passed)
+			}
+			var b strings.Builder
+			WriteSummary(&b, s)
+			for _, w := range tc.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("the summary lacks %q:\n%s", w, b.String())
+				}
+			}
+			for _, l := range tc.lose {
+				if strings.Contains(b.String(), l) {
+					t.Errorf("the summary has %q:\n%s", l, b.String())
+				}
+			}
+		})
+	}
+}
