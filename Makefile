@@ -118,7 +118,7 @@ lint:
 SELFTEST = ./conformance/selftest
 test: lint
 	@$(MACHINE)
-	$(GO) test -race -count=1 $$($(GO) list $(PKGS) | grep -v '/conformance/selftest$$')
+	$(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -v '/conformance/selftest$$')
 	$(GO) test -count=1 -timeout 20m $(SELFTEST)
 	@$(MACHINE)
 
