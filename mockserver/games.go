@@ -77,6 +77,7 @@ func (s *Server) gamesPage(st *Store, r *http.Request, b []byte) ([]byte, *apiEr
 	if err != nil {
 		return b, err
 	}
+	noteOf(r).epochWindow(from, to)
 	scope := scopeUnspecified
 	if name, ok := q.get("entityScope", "entity_scope"); ok {
 		n, known := entityScopes[name]
@@ -163,5 +164,5 @@ func (s *Server) gamesPage(st *Store, r *http.Request, b []byte) ([]byte, *apiEr
 	if err != nil {
 		return b, err
 	}
-	return writePage(b, "games", v, &st.games, func(b []byte, i int) []byte { return appendGameCursor(b, keys[i]) }, start, end), nil
+	return writePage(b, "games", v, &st.games, func(b []byte, i int) []byte { return appendGameCursor(b, keys[i]) }, start, end, noteOf(r)), nil
 }

@@ -24,7 +24,7 @@ func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "coreSnapshots", v, &st.snapshots, func(b []byte, i int) []byte { return appendSnapshotCursor(b, st.snapshotKeys[i]) }, start, end), nil
+		return writePage(b, "coreSnapshots", v, &st.snapshots, func(b []byte, i int) []byte { return appendSnapshotCursor(b, st.snapshotKeys[i]) }, start, end, noteOf(r)), nil
 	})
 }
 
@@ -57,7 +57,7 @@ func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "keyRotations", v, &st.rotations, func(b []byte, i int) []byte { return appendRotationCursor(b, st.rotKeys[i]) }, start, end), nil
+		return writePage(b, "keyRotations", v, &st.rotations, func(b []byte, i int) []byte { return appendRotationCursor(b, st.rotKeys[i]) }, start, end, noteOf(r)), nil
 	})
 }
 
@@ -81,7 +81,7 @@ func (s *Server) listNetworkParameters(w http.ResponseWriter, r *http.Request) {
 		}
 		return writePage(b, "networkParameters", v, &st.params, func(b []byte, i int) []byte {
 			return appendParamCursor(b, generators.ParameterKey{Key: st.paramKeys[i]})
-		}, start, end), nil
+		}, start, end, noteOf(r)), nil
 	})
 }
 

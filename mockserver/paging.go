@@ -262,8 +262,9 @@ func (s *Server) page(p pageRequest, v view, decode func(string) (cmpFunc, error
 }
 
 // writePage appends a paged listing's body for positions [start, end);
-// cursor appends a row's cursor when the rows are nodes alone.
-func writePage(b []byte, wrapper string, v view, rows *pagedRows, cursor func([]byte, int) []byte, start, end int) []byte {
+// cursor appends a row's cursor when the rows are nodes alone. It tells n
+// (nil: nobody) what the page holds, for the request journal.
+func writePage(b []byte, wrapper string, v view, rows *pagedRows, cursor func([]byte, int) []byte, start, end int, n *pageNote) []byte {
 	b = append(b, `{"`...)
 	b = append(b, wrapper...)
 	b = append(b, `":{"edges":[`...)
@@ -274,13 +275,17 @@ func writePage(b []byte, wrapper string, v view, rows *pagedRows, cursor func([]
 		b = rows.appendEdge(b, v.row(p), cursor)
 	}
 	b = append(b, `],"pageInfo":{"startCursor":"`...)
+	startAt := len(b)
 	if end > start {
 		b = rows.appendCursor(b, v.row(start), cursor)
 	}
+	startCursor := b[startAt:]
 	b = append(b, `","endCursor":"`...)
+	endAt := len(b)
 	if end > start {
 		b = rows.appendCursor(b, v.row(end-1), cursor)
 	}
+	n.pagedPage(v, start, end, rows.len(), startCursor, b[endAt:])
 	b = append(b, `","hasNextPage":`...)
 	b = strconv.AppendBool(b, end < v.len())
 	b = append(b, `,"hasPreviousPage":`...)

@@ -94,11 +94,16 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	s.answer(w, false, func(st *Store, b []byte) ([]byte, *apiError) { return s.transactionsPage(st, req, b), nil })
+	n := noteOf(r)
+	s.answer(w, false, func(st *Store, b []byte) ([]byte, *apiError) {
+		b = s.transactionsPage(st, req, b, n)
+		return b, s.windowCapped(n)
+	})
 }
 
-// transactionsPage appends the transactions a request asks for.
-func (s *Server) transactionsPage(st *Store, req txRequest, b []byte) []byte {
+// transactionsPage appends the transactions a request asks for, and tells
+// note (nil: nobody) which they are, for the request journal.
+func (s *Server) transactionsPage(st *Store, req txRequest, b []byte, note *pageNote) []byte {
 	src := s.txSource(st, req)
 	pos := func(k generators.TxKey, after bool) int {
 		return sort.Search(len(st.txKeys), func(i int) bool {
@@ -112,7 +117,12 @@ func (s *Server) transactionsPage(st *Store, req txRequest, b []byte) []byte {
 	switch {
 	case req.before != nil && req.after != nil:
 		lo, hi := pos(*req.after, true), pos(*req.before, false)
-		picked = src.descend(hi, s.cfg.TxMaxPageSize, lo)
+		// One more than the page holds tells whether the window is cut.
+		picked = src.descend(hi, s.cfg.TxMaxPageSize+1, lo)
+		if len(picked) > s.cfg.TxMaxPageSize {
+			picked = picked[:s.cfg.TxMaxPageSize]
+			note.windowCut()
+		}
 	case req.last > 0 || (req.before != nil && req.first == 0):
 		n := int(req.last)
 		if n == 0 {
@@ -134,6 +144,7 @@ func (s *Server) transactionsPage(st *Store, req txRequest, b []byte) []byte {
 			picked = src.descend(len(st.txKeys), n, 0)
 		}
 	}
+	note.txPage(st, picked, s.txAsked(req))
 	b = append(b, `{"transactions":[`...)
 	for i, idx := range picked {
 		if i > 0 {
