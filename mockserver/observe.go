@@ -178,13 +178,17 @@ func (s *Server) windowCapped(n *pageNote) *apiError {
 	return nil
 }
 
-// observedWriter remembers an answer's status and Retry-After, and adds the
-// note's late findings to its headers.
+// observedWriter remembers an answer's status and Retry-After, adds the
+// note's late findings to its headers, and records the request as its
+// status is written: before the client can have read any of the answer, so
+// that a test that reads the journal once its client is done finds every
+// request in it.
 type observedWriter struct {
 	http.ResponseWriter
 	note       *pageNote
 	status     int
 	retryAfter string
+	recorder   func() // records the request; nil once done
 }
 
 func (o *observedWriter) WriteHeader(code int) {
@@ -195,8 +199,17 @@ func (o *observedWriter) WriteHeader(code int) {
 			h.Add(WarningHeader, text)
 		}
 		o.retryAfter = h.Get("Retry-After")
+		o.record()
 	}
 	o.ResponseWriter.WriteHeader(code)
+}
+
+// record records the request, once.
+func (o *observedWriter) record() {
+	if f := o.recorder; f != nil {
+		o.recorder = nil
+		f()
+	}
 }
 
 func (o *observedWriter) Write(b []byte) (int, error) {
@@ -225,7 +238,8 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		note := &pageNote{}
 		ow := &observedWriter{ResponseWriter: w, note: note}
 		if id != 0 {
-			defer func() { s.journal.add(s.newRecord(id, start, r, listing, q, warnings, ow)) }()
+			ow.recorder = func() { s.journal.add(s.newRecord(id, start, r, listing, q, warnings, ow)) }
+			defer ow.record() // when no status was written: a reset, a client gone
 		}
 		if s.cfg.StrictParams && known && len(warnings) > 0 {
 			writeError(ow, strictParamsError(warnings))

@@ -23,13 +23,14 @@ import (
 //     it with the same path and query was the last of its walk and was not
 //     answered whole (an error, a fault): then it is that request's retry.
 //   - A request whose cursor the newest page of a walk of the same listing
-//     and filters issued (its startCursor or endCursor, or the cursor of
-//     any of its rows) continues that walk (a walk from the same client
-//     address first, then the oldest).
+//     and filters issued (its startCursor or endCursor) continues that
+//     walk: of several, the one whose page went to the same client address,
+//     then the one that asked last. So does a request whose cursor names a
+//     row inside such a page, when no page issued the cursor itself.
 //   - Any other request with a cursor jumps: it joins the walk of the latest
 //     request with the same listing and filters (or begins one), and unless
-//     an earlier page of that walk issued the cursor, the walk counts it as
-//     a cursor not issued by an earlier page.
+//     an earlier page of that walk issued the cursor (or holds its row), the
+//     walk counts it as a cursor not issued by an earlier page.
 //
 // A page counts once answered whole: a 200 that no fault cut, garbled or
 // dropped. Only such pages issue cursors.
@@ -262,7 +263,13 @@ func (wk *walker) place(rec *record, in reqInfo) (*walkState, uint64) {
 	if w := wk.headIssuer(rec, in); w != nil {
 		return w, w.head.ID
 	}
-	issuer := wk.issuerOf(rec.Listing, in.cursors)
+	issuer := wk.exactIssuer(rec.Listing, in.cursors)
+	if issuer == nil {
+		if w := wk.headHolding(rec, in); w != nil {
+			return w, w.head.ID
+		}
+		issuer = wk.rowIssuer(rec.Listing, in.cursors)
+	}
 	walks := wk.byFilters[in.filters]
 	var w *walkState
 	if len(walks) > 0 {
@@ -292,7 +299,7 @@ func (wk *walker) begin(rec *record, in reqInfo) *walkState {
 }
 
 // headIssuer returns the walk of the same listing and filters whose newest
-// page issued the request's cursor, or holds the row it names.
+// page issued the request's cursor.
 func (wk *walker) headIssuer(rec *record, in reqInfo) *walkState {
 	var found []*walkState
 	for _, c := range in.cursors {
@@ -302,25 +309,44 @@ func (wk *walker) headIssuer(rec *record, in reqInfo) *walkState {
 			}
 		}
 	}
-	if len(found) == 0 {
-		walks := wk.byFilters[in.filters]
-		for i := len(walks) - 1; i >= 0 && i >= len(walks)-maxHeadScan; i-- {
-			if w := walks[i]; w.head != nil && wk.holdsCursorRow(w.head, in.cursors) {
-				found = append(found, w)
-			}
-		}
-		slices.Reverse(found)
-	}
-	for _, w := range found {
-		if w.head.Remote == rec.Remote {
-			return w
-		}
-	}
-	if len(found) > 0 {
-		return found[0]
-	}
-	return nil
+	return latestActive(found, rec.Remote)
 }
+
+// headHolding returns the walk of the same listing and filters whose newest
+// page holds the row the request's cursor names: a client that goes on from
+// a row inside the page rather than its end.
+func (wk *walker) headHolding(rec *record, in reqInfo) *walkState {
+	var found []*walkState
+	walks := wk.byFilters[in.filters]
+	for i := len(walks) - 1; i >= 0 && i >= len(walks)-maxHeadScan; i-- {
+		if w := walks[i]; w.head != nil && wk.holdsCursorRow(w.head, in.cursors) {
+			found = append(found, w)
+		}
+	}
+	return latestActive(found, rec.Remote)
+}
+
+// latestActive returns, of walks, the one whose newest page came from
+// remote, else any, that asked something last: when walks of one query
+// share a cursor, the one just answered is likely the one that goes on.
+func latestActive(walks []*walkState, remote string) *walkState {
+	better := func(w, than *walkState) bool {
+		if mine, theirs := w.head.Remote == remote, than.head.Remote == remote; mine != theirs {
+			return mine
+		}
+		return w.lastID() > than.lastID()
+	}
+	var best *walkState
+	for _, w := range walks {
+		if best == nil || better(w, best) {
+			best = w
+		}
+	}
+	return best
+}
+
+// lastID is the ID of the walk's latest request.
+func (w *walkState) lastID() uint64 { return w.recs[len(w.recs)-1].ID }
 
 // holdsCursorRow reports whether page holds the row one of cursors names.
 func (wk *walker) holdsCursorRow(page *record, cursors []string) bool {
@@ -335,14 +361,20 @@ func (wk *walker) holdsCursorRow(page *record, cursors []string) bool {
 	return false
 }
 
-// issuerOf returns the latest page of listing that issued one of cursors,
-// or holds the row it names (nil: none).
-func (wk *walker) issuerOf(listing string, cursors []string) *record {
+// exactIssuer returns the latest page of listing whose start or end cursor
+// is one of cursors (nil: none).
+func (wk *walker) exactIssuer(listing string, cursors []string) *record {
 	for _, c := range cursors {
 		if p := wk.issued[listing+"\x00"+c]; p != nil {
 			return p
 		}
 	}
+	return nil
+}
+
+// rowIssuer returns the latest page of listing, of the last maxPageScan,
+// that holds the row one of cursors names (nil: none).
+func (wk *walker) rowIssuer(listing string, cursors []string) *record {
 	for i, n := len(wk.pages)-1, 0; i >= 0 && n < maxPageScan; i-- {
 		if p := wk.pages[i]; p.Listing == listing {
 			n++
