@@ -20,7 +20,9 @@ type errorsTB struct {
 
 func (e *errorsTB) Helper() {}
 
-func (e *errorsTB) Errorf(format string, a ...any) { e.errs = append(e.errs, fmt.Sprintf(format, a...)) }
+func (e *errorsTB) Errorf(format string, a ...any) {
+	e.errs = append(e.errs, fmt.Sprintf(format, a...))
+}
 
 // txClient is a client under test: it walks transactions newest to oldest,
 // size rows a page (first=N, then last=N&before=<the oldest row's cursor>).
