@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -100,14 +101,17 @@ func requestFilter(raw string, allowed ...string) (RequestFilter, *apiError) {
 	return f, nil
 }
 
-// writeJSON answers 200 with v as JSON.
+// writeJSON answers 200 with v as JSON, queries as they came (& not
+// escaped for HTML: the answer is no page).
 func writeJSON(w http.ResponseWriter, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		writeError(w, internalError("encoding the answer: "+err.Error()))
 		return
 	}
-	body = append(body, '\n')
+	body := buf.Bytes()
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
 	h.Set("Content-Length", strconv.Itoa(len(body)))
