@@ -63,10 +63,11 @@ type Request struct {
 type record struct {
 	Request
 	end time.Time
-	// page is the page of a 200 answer (nil otherwise); whole, that the
+	// page is the page of a 200 answer, when hasPage; whole, that the
 	// client got all of it (no fault cut, garbled or dropped it).
-	page  *pageNote
-	whole bool
+	page    pageNote
+	hasPage bool
+	whole   bool
 	// rowsDropped says the page's rows were let go to keep the journal
 	// within its bound of row runs.
 	rowsDropped bool
@@ -119,13 +120,11 @@ func (j *journal) add(rec *record) {
 		return
 	}
 	slot := &j.ring[rec.ID%size]
-	if old := *slot; old != nil && old.page != nil {
+	if old := *slot; old != nil {
 		j.runs -= len(old.page.runs)
 	}
 	*slot = rec
-	if rec.page != nil {
-		j.runs += len(rec.page.runs)
-	}
+	j.runs += len(rec.page.runs)
 	j.trimRuns()
 }
 
@@ -136,12 +135,10 @@ func (j *journal) trimRuns() {
 	j.dropFrom = max(j.dropFrom, j.cleared, j.next.Load()-min(j.next.Load(), size))
 	for j.runs > j.maxRuns && j.dropFrom < j.next.Load() {
 		slot := &j.ring[j.dropFrom%size]
-		if rec := *slot; rec != nil && rec.ID == j.dropFrom && rec.page != nil && len(rec.page.runs) > 0 {
+		if rec := *slot; rec != nil && rec.ID == j.dropFrom && len(rec.page.runs) > 0 {
 			j.runs -= len(rec.page.runs)
-			page := *rec.page
-			page.runs = nil
 			cp := *rec
-			cp.page, cp.rowsDropped = &page, true
+			cp.page.runs, cp.rowsDropped = nil, true
 			*slot = &cp
 		}
 		j.dropFrom++

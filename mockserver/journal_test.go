@@ -289,8 +289,8 @@ func checkJournalRead(t *testing.T, got []Request, f RequestFilter, size int) {
 // beyond its bound of row runs.
 func TestJournalRing(t *testing.T) {
 	t.Parallel()
-	page := func(runs int) *pageNote {
-		n := &pageNote{answered: true}
+	page := func(runs int) pageNote {
+		n := pageNote{answered: true}
 		for i := range runs {
 			n.runs = append(n.runs, rowRun{int32(2 * i), 1})
 		}
@@ -313,7 +313,7 @@ func TestJournalRing(t *testing.T) {
 	j = newJournal(4)
 	j.maxRuns = 5
 	for range 4 {
-		j.add(&record{Request: Request{ID: j.reserve()}, page: page(2)})
+		j.add(&record{Request: Request{ID: j.reserve()}, page: page(2), hasPage: true})
 	}
 	recs := j.records()
 	var dropped []bool

@@ -41,6 +41,9 @@ type pageNote struct {
 	fault              string      // the fault injected, as the header's grammar writes it
 	faultKind          faults.Kind // its kind (None for a latency alone)
 	late               []string    // findings made with the page
+	// query is the request's query, parsed once for the warnings and the
+	// handler (nil: the handler parses it, and refuses it if malformed).
+	query url.Values
 }
 
 type noteKey struct{}
@@ -97,7 +100,7 @@ func (n *pageNote) pagedPage(v view, start, end, total int, startCursor, endCurs
 	for p := start; p < end; p++ {
 		n.runs = addRow(n.runs, int32(v.row(p)))
 	}
-	n.start, n.end = string(startCursor), string(endCursor)
+	n.start, n.end = cursorPair(startCursor, endCursor)
 	n.hasNext, n.hasPrev = end < v.len(), start > 0
 }
 
@@ -113,14 +116,23 @@ func (n *pageNote) txPage(st *Store, picked []int, asked int) {
 		n.runs = addRow(n.runs, int32(i))
 	}
 	if len(picked) > 0 {
-		n.start = txCursor(st.txKeys[picked[0]])
-		n.end = txCursor(st.txKeys[picked[len(picked)-1]])
+		var buf [64]byte
+		first := appendTxCursor(buf[:0], st.txKeys[picked[0]])
+		n.start, n.end = cursorPair(first, appendTxCursor(first[len(first):], st.txKeys[picked[len(picked)-1]]))
 	}
 }
 
-// txCursor writes a transaction's cursor, "<block>.<index>".
-func txCursor(k generators.TxKey) string {
-	return strconv.FormatUint(k.Block, 10) + "." + strconv.FormatUint(uint64(k.Index), 10)
+// cursorPair copies two cursors into strings, with one allocation.
+func cursorPair(start, end []byte) (string, string) {
+	both := string(start) + string(end)
+	return both[:len(start)], both[len(start):]
+}
+
+// appendTxCursor appends a transaction's cursor, "<block>.<index>".
+func appendTxCursor(b []byte, k generators.TxKey) []byte {
+	b = strconv.AppendUint(b, k.Block, 10)
+	b = append(b, '.')
+	return strconv.AppendUint(b, uint64(k.Index), 10)
 }
 
 // windowCut notes a transactions window cut at the maximum page size.
@@ -178,17 +190,25 @@ func (s *Server) windowCapped(n *pageNote) *apiError {
 	return nil
 }
 
-// observedWriter remembers an answer's status and Retry-After, adds the
-// note's late findings to its headers, and records the request as its
-// status is written: before the client can have read any of the answer, so
-// that a test that reads the journal once its client is done finds every
-// request in it.
+// observedWriter is one request as the observing middleware follows it:
+// it remembers the answer's status and Retry-After, adds the note's late
+// findings to its headers, and records the request as its status is
+// written: before the client can have read any of the answer, so that a
+// test that reads the journal once its client is done finds every request
+// in it. The note lives in it, so that following a request takes one
+// allocation; the record copies what it keeps of them.
 type observedWriter struct {
 	http.ResponseWriter
-	note       *pageNote
+	note       pageNote
 	status     int
 	retryAfter string
-	recorder   func() // records the request; nil once done
+
+	s        *Server
+	id       uint64 // 0: not to be recorded, or recorded already
+	start    time.Time
+	r        *http.Request
+	listing  string
+	warnings []string
 }
 
 func (o *observedWriter) WriteHeader(code int) {
@@ -204,14 +224,6 @@ func (o *observedWriter) WriteHeader(code int) {
 	o.ResponseWriter.WriteHeader(code)
 }
 
-// record records the request, once.
-func (o *observedWriter) record() {
-	if f := o.recorder; f != nil {
-		o.recorder = nil
-		f()
-	}
-}
-
 func (o *observedWriter) Write(b []byte) (int, error) {
 	if o.status == 0 {
 		o.WriteHeader(http.StatusOK)
@@ -223,54 +235,68 @@ func (o *observedWriter) Write(b []byte) (int, error) {
 // faults that flush or take over the connection.
 func (o *observedWriter) Unwrap() http.ResponseWriter { return o.ResponseWriter }
 
+// record adds the request to the journal, once.
+func (o *observedWriter) record() {
+	if o.id != 0 {
+		o.s.journal.add(o.newRecord())
+		o.id = 0
+	}
+}
+
 // observe warns about each API request, refuses it under StrictParams when
 // it draws a warning, and records it in the journal once answered.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		id := s.journal.reserve()
+		o := &observedWriter{ResponseWriter: w, s: s, start: time.Now(), r: r}
+		o.id = s.journal.reserve()
 		listing, known := s.listingOf[r.URL.Path]
-		q, warnings := s.warningsOf(r, listing, known)
+		o.listing = listing
+		o.note.query, o.warnings = s.warningsOf(r, listing, known)
 		h := w.Header()
-		for _, text := range warnings {
+		for _, text := range o.warnings {
 			h.Add(WarningHeader, text)
 		}
-		note := &pageNote{}
-		ow := &observedWriter{ResponseWriter: w, note: note}
-		if id != 0 {
-			ow.recorder = func() { s.journal.add(s.newRecord(id, start, r, listing, q, warnings, ow)) }
-			defer ow.record() // when no status was written: a reset, a client gone
-		}
-		if s.cfg.StrictParams && known && len(warnings) > 0 {
-			writeError(ow, strictParamsError(warnings))
+		defer o.record() // when no status was written: a reset, a client gone
+		if s.cfg.StrictParams && known && len(o.warnings) > 0 {
+			writeError(o, strictParamsError(o.warnings))
 			return
 		}
-		next.ServeHTTP(ow, withNote(r, note))
+		next.ServeHTTP(o, withNote(r, &o.note))
 	})
 }
 
-// newRecord makes the journal's record of an answered request.
-func (s *Server) newRecord(id uint64, start time.Time, r *http.Request, listing string, q url.Values, warnings []string, ow *observedWriter) *record {
-	n := ow.note
+// newRecord makes the journal's record of the request.
+func (o *observedWriter) newRecord() *record {
+	n, r := &o.note, o.r
 	rec := &record{
 		Request: Request{
-			ID: id, Time: start.UTC(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-			Listing: listing, Status: ow.status, Fault: n.fault, Warnings: append(warnings, n.late...),
-			Cursor: carriedCursor(listing, q), Remote: r.RemoteAddr,
+			ID: o.id, Time: o.start.UTC(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+			Listing: o.listing, Status: o.status, Fault: n.fault, Warnings: append(o.warnings, n.late...),
+			Cursor: carriedCursor(o.listing, n.query), Remote: r.RemoteAddr,
 		},
 		end: time.Now(),
 	}
-	rec.DurationMS = float64(rec.end.Sub(start).Microseconds()) / 1000
+	rec.DurationMS = float64(rec.end.Sub(o.start).Microseconds()) / 1000
 	if rec.Warnings == nil {
 		rec.Warnings = []string{}
 	}
-	rec.RetryAfter, _ = strconv.Atoi(ow.retryAfter)
-	if n.answered && ow.status == http.StatusOK {
-		rec.page = n
+	if o.retryAfter != "" {
+		rec.RetryAfter, _ = strconv.Atoi(o.retryAfter)
+	}
+	if n.answered && o.status == http.StatusOK {
+		rec.page, rec.hasPage = pageOf(n), true
 		rec.Rows, rec.StartCursor, rec.EndCursor = n.rows, n.start, n.end
 	}
-	rec.whole = rec.page != nil && !brokenAnswer(n.faultKind)
+	rec.whole = rec.hasPage && !brokenAnswer(n.faultKind)
 	return rec
+}
+
+// pageOf copies what a walk needs of a note.
+func pageOf(n *pageNote) pageNote {
+	return pageNote{
+		answered: true, rows: n.rows, runs: n.runs, total: n.total, hasNext: n.hasNext, hasPrev: n.hasPrev,
+		asked: n.asked, cut: n.cut, window: n.window, epochFrom: n.epochFrom, epochTo: n.epochTo,
+	}
 }
 
 // brokenAnswer reports whether a fault of kind k keeps the client from

@@ -23,6 +23,9 @@ type pageRequest struct {
 // %-escape, a semicolon) is a 400, as on the gateway, rather than a pair
 // silently dropped, which would turn a bad value into a default.
 func parseQuery(r *http.Request) (query, *apiError) {
+	if n := noteOf(r); n != nil && n.query != nil {
+		return query(n.query), nil // parsed once, for the warnings
+	}
 	v, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return nil, &apiError{status: http.StatusBadRequest, code: codeInvalidArgument, message: "parsing query: " + err.Error()}

@@ -350,7 +350,7 @@ func (w *walkState) lastID() uint64 { return w.recs[len(w.recs)-1].ID }
 
 // holdsCursorRow reports whether page holds the row one of cursors names.
 func (wk *walker) holdsCursorRow(page *record, cursors []string) bool {
-	if page.page == nil {
+	if !page.hasPage {
 		return false
 	}
 	for _, c := range cursors {
@@ -433,7 +433,7 @@ func (w *walkState) retried(prev, next *record) {
 
 // pageAtEnd reports whether a page has no rows beyond it in its direction.
 func (s *Server) pageAtEnd(rec *record, in reqInfo) bool {
-	p := rec.page
+	p := &rec.page
 	if rec.Listing == generators.ListingTransactions {
 		if in.q.Get("before") != "" && in.q.Get("after") != "" {
 			return !p.cut
@@ -528,7 +528,7 @@ func (s *Server) checkRows(w *walkState, out *Walk) bool {
 	slices.Sort(seen)
 	distinct := slices.Compact(slices.Clone(seen))
 	out.RowsSeenTwice = len(seen) - len(distinct)
-	want, err := s.expectedRows(w.Listing, w.firstAt.q, w.first.page)
+	want, err := s.expectedRows(w.Listing, w.firstAt.q, &w.first.page)
 	if err != nil {
 		return false
 	}

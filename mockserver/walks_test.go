@@ -269,18 +269,14 @@ func TestWalks(t *testing.T) {
 			s, srv := journalServer(t, tc.cfg, w)
 			tc.walk(&pager{t: t, s: s, srv: srv})
 			walks := srv.Walks("")
-			if testing.Verbose() {
-				for _, r := range srv.Requests(RequestFilter{}) {
-					t.Logf("%d %s?%s %d rows %d walk %d issued by %d", r.ID, r.Path, r.Query, r.Status, r.Rows, r.Walk, r.IssuedBy)
+			t.Cleanup(func() {
+				if t.Failed() { // the journal, to see why
+					for _, r := range srv.Requests(RequestFilter{}) {
+						t.Logf("request %d: %s?%s: %d, %d rows, walk %d, cursor of %d", r.ID, r.Path, r.Query, r.Status, r.Rows, r.Walk, r.IssuedBy)
+					}
 				}
-				for _, w := range walks {
-					t.Logf("walk %d: requests %v pages %d", w.ID, w.Requests, w.Pages)
-				}
-			}
+			})
 			if len(walks) != len(tc.want) {
-				for _, w := range walks {
-					t.Logf("walk %d: %s?%s, requests %v, problems %q", w.ID, w.Path, w.Query, w.Requests, w.Problems)
-				}
 				t.Fatalf("%d walks, want %d", len(walks), len(tc.want))
 			}
 			for i, want := range tc.want {

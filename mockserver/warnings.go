@@ -185,6 +185,9 @@ func (s *Server) warningsOf(r *http.Request, listing string, known bool) (url.Va
 // reads once that are given more than once.
 func (s *Server) nameWarnings(listing string, q url.Values, f *findings) {
 	spec := paramSpecs[listing]
+	if plainNames(spec, q) {
+		return
+	}
 	keys := make([]string, 0, len(q))
 	for k := range q {
 		keys = append(keys, k)
@@ -223,6 +226,27 @@ func (s *Server) nameWarnings(listing string, q url.Values, f *findings) {
 			f.add("%s given %d times; only the first value, %s, is read", name, len(given), warnValue(v))
 		}
 	}
+}
+
+// plainNames reports whether every key of q is a name the listing reads,
+// and each name read once is given once: the common case, decided without
+// allocating.
+func plainNames(spec paramSpec, q url.Values) bool {
+	for k, v := range q {
+		name, ok := spec.name[k]
+		switch {
+		case !ok:
+			return false
+		case spec.repeated[name]:
+		case len(v) > 1:
+			return false
+		case name != k: // another spelling: is the name given too?
+			if _, both := q[name]; both {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // spellings returns the spellings of a name, the name first.
@@ -343,6 +367,9 @@ func (s *Server) pagedWarnings(listing string, q url.Values, f *findings) {
 		{"pagination.first", first, "pageInfo.endCursor with pagination.after"},
 		{"pagination.last", last, "pageInfo.startCursor with pagination.before"},
 	} {
+		if c.value == "" {
+			continue
+		}
 		if n, err := strconv.ParseInt(c.value, 10, 64); err == nil && n > int64(s.cfg.MaxPageSize) {
 			f.add("%s=%d is above the maximum page size %d and is refused; ask for at most %d and follow %s",
 				c.name, n, s.cfg.MaxPageSize, s.cfg.MaxPageSize, c.follow)
