@@ -332,3 +332,34 @@ func ids(recs []*record) string {
 	}
 	return fmt.Sprint(out)
 }
+
+// TestJournalBoundsWhatItKeeps checks a hostile request's path and query
+// are kept cut, its findings bounded and found in little time, and that a
+// HEAD is journaled but is no page of a walk.
+func TestJournalBoundsWhatItKeeps(t *testing.T) {
+	t.Parallel()
+	s, srv := journalServer(t, Config{}, genWorld(t))
+	long := "/" + strings.Repeat("p", 100_000)
+	s.get(t, long, "")
+	var many []string
+	for i := range 4_000 { // net/url parses at most 10,000 parameters
+		many = append(many, fmt.Sprintf("cmdTypes=t%d", i), "parties=a,b")
+	}
+	start := time.Now()
+	r := s.get(t, "/transactions", strings.Join(many, "&")+"&x="+strings.Repeat(",", 200_000))
+	if d := time.Since(start); r.status != 200 || d > 10*time.Second || len(r.header.Values(WarningHeader)) != maxWarnings+1 {
+		t.Errorf("status %d, %d findings in %v", r.status, len(r.header.Values(WarningHeader)), d)
+	}
+	for _, got := range srv.Requests(RequestFilter{}) {
+		if len(got.Path) > maxKeptPath+32 || len(got.Query) > maxKeptQuery+32 {
+			t.Errorf("request %d kept a path of %d bytes and a query of %d", got.ID, len(got.Path), len(got.Query))
+		}
+	}
+	if got := srv.Requests(RequestFilter{})[0].Query; !strings.HasSuffix(got, fmt.Sprintf("…(%d bytes)", len(strings.Join(many, "&"))+len("&x=")+200_000)) {
+		t.Errorf("the query kept ends %q", got[len(got)-40:])
+	}
+	s.do(t, http.MethodHead, "/api/v2/snapshots", "", nil)
+	if walks := srv.Walks(generators.ListingSnapshots); len(walks) != 0 {
+		t.Errorf("a HEAD made %d walks", len(walks))
+	}
+}

@@ -270,9 +270,10 @@ func (o *observedWriter) newRecord() *record {
 	n, r := &o.note, o.r
 	rec := &record{
 		Request: Request{
-			ID: o.id, Time: o.start.UTC(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-			Listing: o.listing, Status: o.status, Fault: n.fault, Warnings: append(o.warnings, n.late...),
-			Cursor: carriedCursor(o.listing, n.query), Remote: r.RemoteAddr,
+			ID: o.id, Time: o.start.UTC(), Method: r.Method, Path: bounded(r.URL.Path, maxKeptPath),
+			Query: bounded(r.URL.RawQuery, maxKeptQuery), Listing: o.listing, Status: o.status, Fault: n.fault,
+			Warnings: append(o.warnings, n.late...), Cursor: bounded(carriedCursor(o.listing, n.query), maxKeptPath),
+			Remote: r.RemoteAddr,
 		},
 		end: time.Now(),
 	}
@@ -289,6 +290,24 @@ func (o *observedWriter) newRecord() *record {
 	}
 	rec.whole = rec.hasPage && !brokenAnswer(n.faultKind)
 	return rec
+}
+
+// What the journal keeps of a request's path (and cursor) and query, in
+// bytes: a client's requests are far shorter, and a hostile one's (up to the
+// header limit, a megabyte) must not make ten thousand of them take
+// gigabytes.
+const (
+	maxKeptPath  = 512
+	maxKeptQuery = 2048
+)
+
+// bounded returns s, or when it is longer than n bytes, its first n bytes
+// and how long it was.
+func bounded(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…(" + strconv.Itoa(len(s)) + " bytes)"
 }
 
 // pageOf copies what a walk needs of a note.

@@ -3,6 +3,7 @@ package mockserver
 import (
 	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -190,7 +191,7 @@ func (s *Server) walkRecords(recs []*record) *walker {
 		walkOf: map[uint64]*walkState{}, issuedBy: map[uint64]uint64{},
 	}
 	for _, rec := range recs {
-		if rec.Listing != "" {
+		if rec.Listing != "" && rec.Method == http.MethodGet { // a HEAD gives no rows
 			wk.add(rec)
 		}
 	}

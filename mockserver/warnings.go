@@ -540,8 +540,10 @@ func snake(name string) string {
 // dedupe returns values without repeats, in order.
 func dedupe(values []string) []string {
 	var out []string
+	seen := make(map[string]bool, len(values))
 	for _, v := range values {
-		if !slices.Contains(out, v) {
+		if !seen[v] {
+			seen[v] = true
 			out = append(out, v)
 		}
 	}
@@ -569,7 +571,7 @@ func (s *Server) cmdTypeWarnings(name string, values []string, f *findings) {
 		switch {
 		case v == "":
 			f.add("%s= is empty and %s; drop it", name, effect)
-		case strings.Contains(v, ",") && allKnown(strings.Split(v, ","), known):
+		case len(v) <= maxShown*4 && strings.Contains(v, ",") && allKnown(strings.Split(v, ","), known):
 			f.add("%s=%s is one type name, not a list, and %s; repeat the key: %s=A&%s=B", name, warnValue(v), effect, name, name)
 		case generators.CommandTypes[v] != "":
 			f.add("%s=%s %s: it is the command's field name; write %s", name, warnValue(v), effect, generators.CommandTypes[v])
