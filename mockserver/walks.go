@@ -470,7 +470,7 @@ func towardLow(listing string, q url.Values) bool {
 		return true
 	}
 	desc := listing != generators.ListingNetworkParameters
-	if v := q.Get("pagination.newestFirst") + q.Get("pagination.newest_first"); v == "false" || v == "0" {
+	if v, _ := query(q).get("pagination.newestFirst", "pagination.newest_first"); v == "false" || v == "0" {
 		desc = false
 	}
 	return pagedForward(q) == desc
@@ -493,17 +493,10 @@ func (s *Server) finishWalk(w *walkState) Walk {
 	if w.first != nil {
 		out.RowsChecked = s.checkRows(w, &out)
 	}
-	for _, f := range []*[]CursorUse{&out.CursorsNotIssued} {
-		if *f == nil {
-			*f = []CursorUse{}
-		}
-	}
-	if out.PagesAskedTwice == nil {
-		out.PagesAskedTwice = []PageRepeat{}
-	}
-	if out.RetryAfter == nil {
-		out.RetryAfter = []RetryWait{}
-	}
+	// Empty lists, not null, in JSON; and the walk's own copies.
+	out.CursorsNotIssued = append([]CursorUse{}, out.CursorsNotIssued...)
+	out.PagesAskedTwice = append([]PageRepeat{}, out.PagesAskedTwice...)
+	out.RetryAfter = append([]RetryWait{}, out.RetryAfter...)
 	out.Requests = slices.Clone(out.Requests)
 	out.Problems = walkProblems(&out)
 	return out

@@ -168,6 +168,20 @@ func TestWalks(t *testing.T) {
 				pg = p.get("/api/v2/snapshots", "pagination.last=7&pagination.before="+url.QueryEscape(pg.start))
 			}
 		}, []wantWalk{{pages: 50/7 + 2, rows: 50, reachedEnd: true}}},
+		{"a client that pages snapshots oldest first while blocks arrive", Config{}, func(p *pager) {
+			q := "pagination.first=8&pagination.newestFirst=false"
+			pg := p.get("/api/v2/snapshots", q)
+			for pg.hasNext {
+				p.mustAdvance(400) // a snapshot every so many blocks
+				pg = p.get("/api/v2/snapshots", q+"&pagination.after="+url.QueryEscape(pg.end))
+			}
+		}, []wantWalk{{reachedEnd: true}}},
+		{"a client that pages network parameters", Config{}, func(p *pager) {
+			pg := p.get("/api/v2/network/parameters", "pagination.first=50&pagination.newestFirst=false")
+			for pg.hasNext {
+				pg = p.get("/api/v2/network/parameters", "pagination.first=50&pagination.newestFirst=false&pagination.after="+url.QueryEscape(pg.end))
+			}
+		}, []wantWalk{{pages: 5, rows: 209, reachedEnd: true}}},
 		{"a client that resumes from an inner row's cursor", Config{}, func(p *pager) {
 			p.txWalk(100, nil, func(_ int, pg clientPage) string { return pg.cursors[len(pg.cursors)-2] })
 		}, []wantWalk{{reachedEnd: true, seenTwice: total / 100, problems: 1}}},
