@@ -226,3 +226,25 @@ func TestWarningsLoggedAndExposed(t *testing.T) {
 		}
 	}
 }
+
+// TestCursorListing checks whose cursor a cursor looks like.
+func TestCursorListing(t *testing.T) {
+	t.Parallel()
+	w := genWorld(t)
+	tests := []struct{ cursor, want string }{
+		{w.Games[0].Cursor(), "games"},
+		{w.Snapshots[0].Cursor(), "snapshots"},
+		{w.KeyRotations[0].Cursor(), "keyrotations"},
+		{w.NetworkParameters[0].Cursor(), "networkparameters"},
+		{w.Transactions[0].Cursor(), "transactions"},
+		{"12.", ""},
+		{"not base64!", ""},
+		{"eyJ4IjoxfQ==", ""}, // {"x":1}
+		{"", ""},
+	}
+	for _, tc := range tests {
+		if got := cursorListing(tc.cursor); got != tc.want {
+			t.Errorf("cursorListing(%q) = %q, want %q", tc.cursor, got, tc.want)
+		}
+	}
+}
