@@ -26,12 +26,7 @@ func modelDefects() []defect {
 			name: "teams-scope-drops-party", listing: "games", area: "model",
 			what: "with entityScope=ENTITY_SCOPE_TEAMS the partyId filter is dropped",
 			rule: "GAMES-MOD-003", // the rows the model selects (MUST)
-			wrap: rewrite(gamesPath, func(q url.Values, _ func(url.Values) *answer) url.Values {
-				if q.Get("entityScope") == "ENTITY_SCOPE_TEAMS" {
-					q.Del("partyId")
-				}
-				return q
-			}, nil),
+			wrap: dropWhen(gamesPath, func(q url.Values) bool { return q.Get("entityScope") == "ENTITY_SCOPE_TEAMS" }, "partyId"),
 		},
 		{
 			name: "epoch-from-alone-spans-31", listing: "games", area: "model",
@@ -173,34 +168,19 @@ func modelDefects() []defect {
 			name: "types-drop-parties", listing: "transactions", area: "model",
 			what: "cmdTypes together with parties drops the parties filter",
 			rule: "TX-MOD-003",
-			wrap: rewrite(transactionPath, func(q url.Values, _ func(url.Values) *answer) url.Values {
-				if q.Has("cmdTypes") {
-					q.Del("parties")
-				}
-				return q
-			}, nil),
+			wrap: dropWhen(transactionPath, func(q url.Values) bool { return q.Has("cmdTypes") }, "parties"),
 		},
 		{
 			name: "first-after-takes-the-farthest", listing: "transactions", area: "model",
 			what: "first=N&after=C returns the N newest transactions after C, not the N closest to it",
 			rule: "TX-MOD-003",
-			wrap: rewrite(transactionPath, func(q url.Values, _ func(url.Values) *answer) url.Values {
-				if q.Has("after") && q.Has("first") && !q.Has("before") {
-					q.Del("after")
-				}
-				return q
-			}, nil),
+			wrap: dropWhen(transactionPath, func(q url.Values) bool { return q.Has("after") && q.Has("first") && !q.Has("before") }, "after"),
 		},
 		{
 			name: "last-before-from-the-oldest", listing: "transactions", area: "model",
 			what: "last=N&before=C returns the N oldest transactions, whatever C",
 			rule: "TX-MOD-003",
-			wrap: rewrite(transactionPath, func(q url.Values, _ func(url.Values) *answer) url.Values {
-				if q.Has("before") && q.Has("last") && !q.Has("after") {
-					q.Del("before")
-				}
-				return q
-			}, nil),
+			wrap: dropWhen(transactionPath, func(q url.Values) bool { return q.Has("before") && q.Has("last") && !q.Has("after") }, "before"),
 		},
 		{
 			name: "default-count-100", listing: "transactions", area: "model",
@@ -214,6 +194,19 @@ func modelDefects() []defect {
 			}, nil),
 		},
 	}
+}
+
+// dropWhen wraps a handler so that requests to path that match when lose
+// the parameters named before the mock reads them.
+func dropWhen(path string, when func(url.Values) bool, names ...string) func(http.Handler) http.Handler {
+	return rewrite(path, func(q url.Values, _ func(url.Values) *answer) url.Values {
+		if when(q) {
+			for _, n := range names {
+				q.Del(n)
+			}
+		}
+		return q
+	}, nil)
 }
 
 // filterAfterPage wraps a handler so that the filters named are applied
