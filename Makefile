@@ -186,11 +186,12 @@ bench-data: build
 	@$(MACHINE)
 
 ## bench-mock: a 100-row page at the start, middle and end of each listing
-## of a million-transaction world, and the mock against a bare net/http
-## handler over loopback
+## of a million-transaction world, the mock against a bare net/http
+## handler over loopback, and what the journal and the warnings cost a
+## 100-row page, in process and over loopback (with/without: target 0.95)
 bench-mock:
 	@$(MACHINE)
-	$(GO) test -run '^$$' -bench 'PageAtDepth|VsBare|WriteDeadlineCost' -benchmem ./mockserver
+	$(GO) test -run '^$$' -bench 'PageAtDepth|VsBare|WriteDeadlineCost|JournalCost' -benchmem ./mockserver
 	$(GO) test -run '^$$' -bench 'AppendBlock' -benchmem ./mockserver/store
 	$(GO) test -run '^$$' -bench 'LatencyDistribution' ./mockserver/faults
 	@$(MACHINE)

@@ -23,6 +23,9 @@ import (
 //	POST /harness/advance?blocks=N   (or epochs=N)
 //	POST /harness/faults             (body: a rule file, YAML or JSON)
 //	POST /harness/reset
+//	GET  /harness/requests           (?listing=, ?since=: journal.go)
+//	DELETE /harness/requests
+//	GET  /harness/walks              (?listing=: walks.go)
 //
 // Every answer is the status, as JSON; bad input is a 400 with the API's
 // error body. Writes from other web origins are refused, and a token may be
@@ -125,12 +128,14 @@ func (s *Server) SetFaults(rs *faults.RuleSet) { s.faults.SetRules(rs) }
 
 // Reset takes the mock back to its start: the world as built (the live
 // chain's blocks dropped), the fault rules it started with, the fault
-// streams started again and their counts at zero.
+// streams started again and their counts at zero, the request journal
+// empty.
 func (s *Server) Reset() {
 	if s.chain != nil {
 		s.chain.Reset()
 	}
 	s.faults.Reset()
+	s.journal.clear()
 }
 
 // withControl serves the control API under /harness/, behind its guard, and
@@ -145,13 +150,19 @@ func (s *Server) withControl(api http.Handler) http.Handler {
 		{http.MethodPost, "/harness/advance", s.handleAdvance},
 		{http.MethodPost, "/harness/faults", s.handleFaults},
 		{http.MethodPost, "/harness/reset", s.handleReset},
+		{http.MethodGet, "/harness/requests", s.handleRequests},
+		{http.MethodDelete, "/harness/requests", s.handleClearRequests},
+		{http.MethodGet, "/harness/walks", s.handleWalks},
 	}
-	for _, rt := range routes {
+	for i, rt := range routes {
 		mux.HandleFunc(rt.method+" "+rt.path, rt.handler)
-		mux.HandleFunc(rt.path, func(w http.ResponseWriter, _ *http.Request) { writeError(w, errMethodNotAllowed) })
+		if i == 0 || routes[i-1].path != rt.path {
+			mux.HandleFunc(rt.path, func(w http.ResponseWriter, _ *http.Request) { writeError(w, errMethodNotAllowed) })
+		}
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) })
-	control := guardControl(exactPaths(mux), s.cfg.ControlToken)
+	notFound := func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) }
+	mux.HandleFunc("/", notFound)
+	control := guardControl(exactPaths(mux, notFound), s.cfg.ControlToken)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isControlPath(r.URL.Path) {
 			control.ServeHTTP(w, r)

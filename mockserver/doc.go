@@ -16,4 +16,10 @@
 // request's X-Harness-Fault header; and with Config.Control the control API
 // under /harness/ reads its state, advances the chain, replaces the fault
 // rules and resets it. Package mocktest starts it for a Go test.
+//
+// The mock also watches its clients: an answer to a request it reads
+// differently from what the client likely meant carries X-Harness-Warning
+// headers (warnings.go; Config.StrictParams refuses such requests), and the
+// request journal (journal.go) keeps what it received, read back as the
+// clients' walks through the listings, checked (walks.go).
 package mockserver

@@ -21,7 +21,7 @@ var listingPaths = []string{
 }
 
 var (
-	errNotFoundBody = wantErr{status: 404, text: "Not Found"}
+	errNotFoundBody = wantErr{status: 404, detail: detailNotMapped, text: "the listings are at /api/v2/games, /api/v2/snapshots"}
 	errMethodBody   = wantErr{status: 501, text: "Method Not Allowed"}
 )
 

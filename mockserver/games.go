@@ -79,6 +79,7 @@ func (s *Server) gamesPage(st store.Reader, r *http.Request, b []byte) ([]byte, 
 	if err != nil {
 		return b, err
 	}
+	noteOf(r).epochWindow(from, to)
 	scope := scopeUnspecified
 	if name, ok := q.get("entityScope", "entity_scope"); ok {
 		n, known := entityScopes[name]
@@ -165,7 +166,7 @@ func (s *Server) gamesPage(st store.Reader, r *http.Request, b []byte) ([]byte, 
 	if err != nil {
 		return b, err
 	}
-	return writePage(b, "games", v, st.Games(), start, end), nil
+	return writePage(b, "games", v, st.Games(), start, end, noteOf(r)), nil
 }
 
 // inList reports whether a row is in an index list.

@@ -26,7 +26,7 @@ func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "coreSnapshots", v, st.Snapshots(), start, end), nil
+		return writePage(b, "coreSnapshots", v, st.Snapshots(), start, end, noteOf(r)), nil
 	})
 }
 
@@ -60,7 +60,7 @@ func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "keyRotations", v, st.Rotations(), start, end), nil
+		return writePage(b, "keyRotations", v, st.Rotations(), start, end, noteOf(r)), nil
 	})
 }
 
@@ -83,7 +83,7 @@ func (s *Server) listNetworkParameters(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "networkParameters", v, st.Parameters(), start, end), nil
+		return writePage(b, "networkParameters", v, st.Parameters(), start, end, noteOf(r)), nil
 	})
 }
 

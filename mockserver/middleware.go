@@ -63,7 +63,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		attrs := []slog.Attr{
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
 			slog.String("query", r.URL.RawQuery),
@@ -71,15 +71,20 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			slog.Int("bytes", rec.bytes),
 			slog.Duration("duration", time.Since(start)),
 			slog.String("remote", r.RemoteAddr),
-		)
+		}
+		// The answer's findings (warnings.go), one attribute each.
+		for _, text := range w.Header()[WarningHeader] {
+			attrs = append(attrs, slog.String("warning", text))
+		}
+		log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 	})
 }
 
 var (
 	corsOrigin = []string{"*"}
 	// Retry-After too, so that a browser client can honour an injected
-	// 429 or 503.
-	corsExpose = []string{"X-Block-Height, X-Block-Timestamp, Retry-After"}
+	// 429 or 503, and the findings, so that it can show them.
+	corsExpose = []string{"X-Block-Height, X-Block-Timestamp, Retry-After, " + WarningHeader}
 )
 
 // cors lets browser clients call the API from any origin. With control set,

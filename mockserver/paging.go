@@ -24,6 +24,9 @@ type pageRequest struct {
 // %-escape, a semicolon) is a 400, as on the gateway, rather than a pair
 // silently dropped, which would turn a bad value into a default.
 func parseQuery(r *http.Request) (query, *apiError) {
+	if n := noteOf(r); n != nil && n.query != nil {
+		return query(n.query), nil // parsed once, for the warnings
+	}
 	v, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return nil, &apiError{status: http.StatusBadRequest, code: codeInvalidArgument, message: "parsing query: " + err.Error()}
@@ -262,8 +265,9 @@ func (s *Server) page(p pageRequest, v view, decode func(string) (cmpFunc, error
 	}
 }
 
-// writePage appends a paged listing's body for positions [start, end).
-func writePage(b []byte, wrapper string, v view, rows *store.Paged, start, end int) []byte {
+// writePage appends a paged listing's body for positions [start, end). It
+// tells n (nil: nobody) what the page holds, for the request journal.
+func writePage(b []byte, wrapper string, v view, rows *store.Paged, start, end int, n *pageNote) []byte {
 	b = append(b, `{"`...)
 	b = append(b, wrapper...)
 	b = append(b, `":{"edges":[`...)
@@ -274,13 +278,17 @@ func writePage(b []byte, wrapper string, v view, rows *store.Paged, start, end i
 		b = rows.AppendEdge(b, v.row(p))
 	}
 	b = append(b, `],"pageInfo":{"startCursor":"`...)
+	startAt := len(b)
 	if end > start {
 		b = rows.AppendCursor(b, v.row(start))
 	}
+	startCursor := b[startAt:]
 	b = append(b, `","endCursor":"`...)
+	endAt := len(b)
 	if end > start {
 		b = rows.AppendCursor(b, v.row(end-1))
 	}
+	n.pagedPage(v, start, end, rows.Len(), startCursor, b[endAt:])
 	b = append(b, `","hasNextPage":`...)
 	b = strconv.AppendBool(b, end < v.len())
 	b = append(b, `,"hasPreviousPage":`...)

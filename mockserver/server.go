@@ -35,6 +35,15 @@ type Config struct {
 	// Strict turns requests the real node tolerates into 400s: first with
 	// last, first with before, last with after, epochFrom above epochTo.
 	Strict bool
+	// StrictParams answers a request that draws a warning (an unknown
+	// parameter, a bracketed array key, an unknown command type...: see
+	// warnings.go) with a 400 and the error body, its findings as details,
+	// instead of serving it. Without it the answer carries the findings in
+	// X-Harness-Warning headers.
+	StrictParams bool
+	// JournalSize is the most requests the request journal keeps, newest
+	// first (default DefaultJournalSize; negative: none). See journal.go.
+	JournalSize int
 	// TransactionsPrefix, when set, also serves the transaction listing at
 	// TransactionsPrefix + "/transactions" (it is always at /transactions
 	// and /rest/transactions).
@@ -127,6 +136,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxHeaderBytes <= 0 {
 		c.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
+	if c.JournalSize == 0 {
+		c.JournalSize = DefaultJournalSize
+	}
 	return c
 }
 
@@ -138,15 +150,25 @@ type Server struct {
 	faults  *faults.Injector
 	handler http.Handler
 	bufs    sync.Pool
+	// journal keeps the requests received (journal.go); listingOf names
+	// the listing of each path served, paths lists them (warnings.go).
+	journal   *journal
+	listingOf map[string]string
+	paths     []string
 }
 
 // New returns a server of store configured by cfg. It panics when cfg.Chain
 // grows another store.
-func New(cfg Config, st *store.Store) *Server {
+func New(cfg Config, st *store.Store) *Server { return newServer(cfg, st, true) }
+
+// newServer is New; without observed, requests are neither journaled nor
+// warned about (a benchmark's baseline).
+func newServer(cfg Config, st *store.Store, observed bool) *Server {
 	if cfg.Chain != nil && cfg.Chain.Store() != st {
 		panic("mockserver.New: the chain grows another store")
 	}
 	s := &Server{cfg: cfg.withDefaults(), store: st, chain: cfg.Chain}
+	s.journal = newJournal(s.cfg.JournalSize)
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
 	mux := http.NewServeMux()
 	type listing struct {
@@ -171,14 +193,20 @@ func New(cfg Config, st *store.Store) *Server {
 		mux.Handle("GET "+pattern, l.handler)
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, _ *http.Request) { writeError(w, errMethodNotAllowed) })
 		listingOf[l.path] = l.listing
+		s.paths = append(s.paths, l.path)
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) })
+	s.listingOf = listingOf
+	mux.HandleFunc("/", s.unknownPath)
 
 	s.faults = faults.New(faults.Options{
 		Rules: s.startRules(), Seed: s.cfg.FaultSeed,
 		ListingOf: func(p string) string { return listingOf[p] },
+		Observe:   noteFault,
 	})
-	var h http.Handler = s.faults.Wrap(exactPaths(mux))
+	var h http.Handler = s.faults.Wrap(exactPaths(mux, s.unknownPath))
+	if observed {
+		h = s.observe(h)
+	}
 	if s.cfg.Control {
 		h = s.withControl(h)
 	}
@@ -237,12 +265,12 @@ func literalPattern(p string) string {
 }
 
 // exactPaths answers a path that is not in canonical form ("//x", "/a/./b",
-// "/a/../b") with 404: every listing lives at one exact path, and
+// "/a/../b") with notFound's 404: every listing lives at one exact path, and
 // http.ServeMux would instead redirect with an HTML body.
-func exactPaths(next http.Handler) http.Handler {
+func exactPaths(next http.Handler, notFound http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != path.Clean(r.URL.Path) {
-			writeError(w, errNotFound)
+			notFound(w, r)
 			return
 		}
 		next.ServeHTTP(w, r)

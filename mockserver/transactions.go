@@ -95,11 +95,16 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	s.answer(w, false, func(st store.Reader, b []byte) ([]byte, *apiError) { return s.transactionsPage(st, req, b), nil })
+	n := noteOf(r)
+	s.answer(w, false, func(st store.Reader, b []byte) ([]byte, *apiError) {
+		b = s.transactionsPage(st, req, b, n)
+		return b, s.windowCapped(n)
+	})
 }
 
-// transactionsPage appends the transactions a request asks for.
-func (s *Server) transactionsPage(st store.Reader, req txRequest, b []byte) []byte {
+// transactionsPage appends the transactions a request asks for, and tells
+// note (nil: nobody) which they are, for the request journal.
+func (s *Server) transactionsPage(st store.Reader, req txRequest, b []byte, note *pageNote) []byte {
 	src := s.txSource(st, req)
 	keys := st.TxKeys()
 	pos := func(k records.TxKey, after bool) int {
@@ -114,7 +119,12 @@ func (s *Server) transactionsPage(st store.Reader, req txRequest, b []byte) []by
 	switch {
 	case req.before != nil && req.after != nil:
 		lo, hi := pos(*req.after, true), pos(*req.before, false)
-		picked = src.descend(hi, s.cfg.TxMaxPageSize, lo)
+		// One more than the page holds tells whether the window is cut.
+		picked = src.descend(hi, s.cfg.TxMaxPageSize+1, lo)
+		if len(picked) > s.cfg.TxMaxPageSize {
+			picked = picked[:s.cfg.TxMaxPageSize]
+			note.windowCut()
+		}
 	case req.last > 0 || (req.before != nil && req.first == 0):
 		n := int(req.last)
 		if n == 0 {
@@ -136,6 +146,7 @@ func (s *Server) transactionsPage(st store.Reader, req txRequest, b []byte) []by
 			picked = src.descend(len(keys), n, 0)
 		}
 	}
+	note.txPage(st, picked, s.txAsked(req))
 	b = append(b, `{"transactions":[`...)
 	for i, idx := range picked {
 		if i > 0 {

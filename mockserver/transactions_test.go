@@ -324,7 +324,7 @@ func TestTransactionsPaths(t *testing.T) {
 				checkError(t, s.do(t, http.MethodPost, p, "", nil), wantErr{status: 501, text: "Method Not Allowed"})
 			}
 			for _, p := range tc.absent {
-				checkError(t, s.get(t, p, "first=3"), wantErr{status: 404, text: "Not Found"})
+				checkError(t, s.get(t, p, "first=3"), wantErr{status: 404, detail: detailNotMapped, text: "/rest/transactions"})
 			}
 		})
 	}

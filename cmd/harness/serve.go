@@ -34,6 +34,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.IntVar(&cfg.TxDefaultPageSize, "tx-default-page-size", 50, "transactions listed when the request gives no count")
 	fs.IntVar(&cfg.TxMaxPageSize, "tx-max-page-size", 5000, "largest count the transaction listing accepts")
 	fs.BoolVar(&cfg.Strict, "strict", false, "reject requests the real node tolerates: first with last, first with before, last with after, epochFrom above epochTo")
+	fs.BoolVar(&cfg.StrictParams, "strict-params", false, "answer 400 to every request that draws an X-Harness-Warning (an unknown parameter, a bracketed array key, an unknown command type...) instead of serving it")
+	fs.IntVar(&cfg.JournalSize, "journal-size", mockserver.DefaultJournalSize, "requests the request journal keeps (GET /harness/requests, /harness/walks); 0: none")
 	fs.StringVar(&cfg.TransactionsPrefix, "transactions-prefix", "", "also serve the transaction listing under this path prefix (it is always at /transactions and /rest/transactions)")
 	faultsFile := fs.String("faults", "", "fault rules (YAML or JSON, at most 1 MiB) in force from the start: which requests fail, and how")
 	fs.DurationVar(&cfg.Latency, "latency", 0, "latency added to every request, such as 50ms (a shorthand for a rule)")
@@ -101,9 +103,14 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return usageError(e.stderr, fs, "--min-write-rate must be positive")
 	case cfg.MaxHeaderBytes <= 0:
 		return usageError(e.stderr, fs, "--max-header-bytes must be positive")
+	case cfg.JournalSize < 0:
+		return usageError(e.stderr, fs, "--journal-size must not be negative (0 keeps no journal)")
 	}
 	if cfg.WriteTimeout == 0 {
 		cfg.WriteTimeout = -1 // the Config's "no deadline"
+	}
+	if cfg.JournalSize == 0 {
+		cfg.JournalSize = -1 // the Config's "none"
 	}
 	genesis := time.Now()
 	if *genesisTime != "" {

@@ -108,6 +108,7 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		{"a negative write timeout", []string{"serve", "--write-timeout", "-1s"}, "--write-timeout must not be negative"},
 		{"a zero write rate", []string{"serve", "--min-write-rate", "0"}, "--min-write-rate must be positive"},
 		{"a zero header limit", []string{"serve", "--max-header-bytes", "0"}, "--max-header-bytes must be positive"},
+		{"a negative journal size", []string{"serve", "--journal-size", "-1"}, "--journal-size must not be negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

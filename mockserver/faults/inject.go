@@ -23,6 +23,10 @@ type Options struct {
 	// ListingOf names the listing a request path serves ("" for none); rules
 	// with a listing match by it. Nil matches no listing.
 	ListingOf func(path string) string
+	// Observe, when set, is told of each fault about to be applied, with
+	// what asked for it ("rule 2", "X-Harness-Fault header"), before the
+	// request is delayed or failed: a request journal records it.
+	Observe func(r *http.Request, f Fault, source string)
 }
 
 // Injector is the middleware that applies faults: the one a request's
@@ -33,6 +37,7 @@ type Options struct {
 type Injector struct {
 	seed      int64
 	listingOf func(string) string
+	observe   func(*http.Request, Fault, string)
 	start     *RuleSet
 
 	rules atomic.Pointer[ruleState] // nil while there are no rules
@@ -55,7 +60,7 @@ type ruleState struct {
 
 // New returns an injector configured by opts.
 func New(opts Options) *Injector {
-	inj := &Injector{seed: opts.Seed, listingOf: opts.ListingOf, start: opts.Rules}
+	inj := &Injector{seed: opts.Seed, listingOf: opts.ListingOf, observe: opts.Observe, start: opts.Rules}
 	if inj.listingOf == nil {
 		inj.listingOf = func(string) string { return "" }
 	}
@@ -192,6 +197,9 @@ func (inj *Injector) Wrap(next http.Handler) http.Handler {
 
 // apply carries out a decided fault.
 func (inj *Injector) apply(w http.ResponseWriter, r *http.Request, next http.Handler, d decided) {
+	if inj.observe != nil && !d.fault.IsZero() {
+		inj.observe(r, d.fault, d.source)
+	}
 	if d.fault.Latency.Dist != NoLatency {
 		inj.counts[None].Add(1)
 		t := time.NewTimer(d.latency)

@@ -145,7 +145,8 @@ func (s *Server) SetFaults(rules ...faults.Rule) {
 }
 
 // Reset takes the server back to its start: the world as generated, the
-// fault rules of its Options, the fault counts at zero.
+// fault rules of its Options, the fault counts at zero, the request journal
+// empty.
 func (s *Server) Reset() { s.mock.Reset() }
 
 // Status returns what GET /harness/status answers: counts, the latest block

@@ -1,0 +1,216 @@
+package mockserver
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The request journal: the API requests the mock received (the control
+// API's are not), newest first, bounded. A client's test reads it to verify
+// what its client sent (GET /harness/requests, Server.Requests, mocktest's
+// srv.Requests) and the walks it made through the listings (walks.go).
+
+// DefaultJournalSize is the most requests the journal keeps when
+// Config.JournalSize is 0.
+const DefaultJournalSize = 10_000
+
+// Request is one request the mock received, as the journal keeps it.
+type Request struct {
+	// ID numbers the requests in the order they arrived, from 1. Clearing
+	// the journal does not number them again, so that ?since=ID selects
+	// the requests after ID.
+	ID uint64 `json:"id"`
+	// Time is when the request arrived; DurationMS how long its answer
+	// took, in milliseconds.
+	Time       time.Time `json:"time"`
+	DurationMS float64   `json:"durationMs"`
+	Method     string    `json:"method"`
+	Path       string    `json:"path"`
+	Query      string    `json:"query"`
+	// Listing names the listing of Path ("games", ..., "transactions");
+	// "" for a path no listing serves.
+	Listing string `json:"listing"`
+	// Status is the answer's HTTP status; 0 when none was sent (a reset
+	// fault, a client that gave up during a latency).
+	Status int `json:"status"`
+	// Rows is the number of rows of a 200 answer's page.
+	Rows int `json:"rows"`
+	// Fault is the fault injected, as the X-Harness-Fault grammar writes
+	// it, with what asked for it: "status=503; retry-after=1 (rule 1)".
+	Fault string `json:"fault,omitempty"`
+	// RetryAfter is the answer's Retry-After, in seconds (0: none).
+	RetryAfter int `json:"retryAfter,omitempty"`
+	// Warnings are the findings the answer carried (X-Harness-Warning).
+	Warnings []string `json:"warnings"`
+	// Cursor is the cursor the request carried: its after (pagination.after
+	// on the /api/v2 listings), else its before.
+	Cursor string `json:"cursor,omitempty"`
+	// StartCursor and EndCursor are the cursors of the page's first and
+	// last row: a paged listing's pageInfo, a transaction's cursor field.
+	StartCursor string `json:"startCursor,omitempty"`
+	EndCursor   string `json:"endCursor,omitempty"`
+	// IssuedBy is the ID of the request whose page gave the cursor the
+	// request carries (0: none did, or it carries none); Walk is the ID of
+	// the walk it is part of (walks.go), 0 for a path no listing serves.
+	IssuedBy uint64 `json:"issuedBy,omitempty"`
+	Walk     uint64 `json:"walk,omitempty"`
+	// Remote is the client's address.
+	Remote string `json:"remote"`
+}
+
+// record is a journaled request and what the walks need of its answer.
+type record struct {
+	Request
+	end time.Time
+	// page is the page of a 200 answer, when hasPage; whole, that the
+	// client got all of it (no fault cut, garbled or dropped it).
+	page    pageNote
+	hasPage bool
+	whole   bool
+	// rowsDropped says the page's rows were let go to keep the journal
+	// within its bound of row runs.
+	rowsDropped bool
+}
+
+// journal is a ring of the latest records. A request takes its ID when it
+// arrives and is stored when answered, so that the order of IDs is the order
+// of arrival and a page is always numbered before the requests that follow
+// its cursors.
+type journal struct {
+	next atomic.Uint64 // the next ID; 0 while off
+
+	mu      sync.Mutex
+	ring    []*record
+	cleared uint64 // requests below this ID were cleared
+	// runs counts the row runs of the stored pages; above maxRuns the
+	// oldest pages let theirs go (rowsDropped).
+	runs, maxRuns int
+	dropFrom      uint64 // the oldest ID whose rows may still be held
+}
+
+// newJournal returns a journal of size records; a negative size keeps
+// none.
+func newJournal(size int) *journal {
+	j := &journal{}
+	if size > 0 {
+		j.ring = make([]*record, size)
+		j.maxRuns = max(1<<16, 64*size)
+		j.next.Store(1)
+	}
+	return j
+}
+
+// reserve returns the ID of a request that just arrived; 0 when the journal
+// is off.
+func (j *journal) reserve() uint64 {
+	if j.ring == nil {
+		return 0
+	}
+	return j.next.Add(1) - 1
+}
+
+// add stores an answered request. One that arrived before the journal was
+// cleared, or so long ago that its place went to a newer one, is dropped.
+func (j *journal) add(rec *record) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	size := uint64(len(j.ring))
+	if rec.ID < j.cleared || rec.ID+size < j.next.Load() {
+		return
+	}
+	slot := &j.ring[rec.ID%size]
+	if old := *slot; old != nil {
+		j.runs -= len(old.page.runs)
+	}
+	*slot = rec
+	j.runs += len(rec.page.runs)
+	j.trimRuns()
+}
+
+// trimRuns lets the oldest pages' rows go until the runs held are within
+// maxRuns. A record is replaced, never changed: readers may hold it.
+func (j *journal) trimRuns() {
+	size := uint64(len(j.ring))
+	j.dropFrom = max(j.dropFrom, j.cleared, j.next.Load()-min(j.next.Load(), size))
+	for j.runs > j.maxRuns && j.dropFrom < j.next.Load() {
+		slot := &j.ring[j.dropFrom%size]
+		if rec := *slot; rec != nil && rec.ID == j.dropFrom && len(rec.page.runs) > 0 {
+			j.runs -= len(rec.page.runs)
+			cp := *rec
+			cp.page.runs, cp.rowsDropped = nil, true
+			*slot = &cp
+		}
+		j.dropFrom++
+	}
+}
+
+// records returns the stored records, oldest first.
+func (j *journal) records() []*record {
+	if j.ring == nil {
+		return nil
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	size := uint64(len(j.ring))
+	next := j.next.Load()
+	from := max(j.cleared, next-min(next, size), 1)
+	out := make([]*record, 0, min(size, next-from))
+	for id := from; id < next; id++ {
+		if rec := j.ring[id%size]; rec != nil && rec.ID == id {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// clear empties the journal; requests still being answered are dropped
+// when they end.
+func (j *journal) clear() {
+	if j.ring == nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	clear(j.ring)
+	j.runs = 0
+	j.cleared = j.next.Load()
+	j.dropFrom = j.cleared
+}
+
+// RequestFilter selects requests of the journal; its zero value selects
+// all.
+type RequestFilter struct {
+	// Listing keeps the requests to one listing ("games", ...,
+	// "transactions").
+	Listing string
+	// Since keeps the requests after the one of that ID; SinceTime those
+	// that arrived at or after that time.
+	Since     uint64
+	SinceTime time.Time
+}
+
+func (f RequestFilter) keeps(r *Request) bool {
+	return (f.Listing == "" || r.Listing == f.Listing) && r.ID > f.Since &&
+		(f.SinceTime.IsZero() || !r.Time.Before(f.SinceTime))
+}
+
+// Requests returns the journal's requests that f selects, newest first,
+// each with the walk it is part of and the page that issued its cursor.
+func (s *Server) Requests(f RequestFilter) []Request {
+	recs := s.journal.records()
+	wk := s.walkRecords(recs)
+	out := []Request{}
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := recs[i].Request
+		if !f.keeps(&r) {
+			continue
+		}
+		r.Walk, r.IssuedBy = wk.walkID(r.ID), wk.issuedBy[r.ID]
+		out = append(out, r)
+	}
+	return out
+}
+
+// ClearRequests empties the request journal.
+func (s *Server) ClearRequests() { s.journal.clear() }

@@ -1,0 +1,682 @@
+package mockserver
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/mockserver/store"
+)
+
+// Walks: the journal read as clients' walks through the listings. Each
+// request that carries a cursor is linked to the page that issued it, so
+// that a walk is one chain of pages; the walk is then checked against the
+// listing as it was when the walk began.
+//
+// A request joins a walk by these rules, in the order the requests arrived:
+//
+//   - A request without a cursor begins a walk, unless the request before
+//     it with the same path and query was the last of its walk and was not
+//     answered whole (an error, a fault): then it is that request's retry.
+//   - A request whose cursor the newest page of a walk of the same listing
+//     and filters issued (its startCursor or endCursor) continues that
+//     walk: of several, the one whose page went to the same client address,
+//     then the one that asked last. So does a request whose cursor names a
+//     row inside such a page, when no page issued the cursor itself.
+//   - Any other request with a cursor jumps: it joins the walk of the latest
+//     request with the same listing and filters (or begins one), and unless
+//     an earlier page of that walk issued the cursor (or holds its row), the
+//     walk counts it as a cursor not issued by an earlier page.
+//
+// A page counts once answered whole: a 200 that no fault cut, garbled or
+// dropped. Only such pages issue cursors.
+
+// Walk is one client's walk through a listing, as GET /harness/walks
+// answers it.
+type Walk struct {
+	// ID is the ID of its first request.
+	ID      uint64 `json:"id"`
+	Listing string `json:"listing"`
+	Path    string `json:"path"`
+	// Query is its first request's query.
+	Query string `json:"query"`
+	// Requests are the IDs of its requests, in order, retries and errors
+	// included.
+	Requests []uint64 `json:"requests"`
+	// Pages counts the pages answered whole; Rows the rows in them.
+	Pages int `json:"pages"`
+	Rows  int `json:"rows"`
+	// ReachedEnd says a page had no rows beyond it in the walk's
+	// direction: a paged listing's hasNextPage false (hasPreviousPage
+	// going backwards), transactions fewer rows than asked for.
+	ReachedEnd bool `json:"reachedEnd"`
+	// CursorsNotIssued are the cursors its requests carried that no
+	// earlier page of the walk issued.
+	CursorsNotIssued []CursorUse `json:"cursorsNotIssued"`
+	// PagesAskedTwice are the pages it asked again after one was answered
+	// whole: the same listing and query.
+	PagesAskedTwice []PageRepeat `json:"pagesAskedTwice"`
+	// RowsChecked says its rows were compared with the listing as it was
+	// when the walk began: false when the journal let them go (a bound of
+	// its memory) or the listing could not be read back.
+	RowsChecked bool `json:"rowsChecked"`
+	// RowsMissed counts rows the listing held when the walk began, that
+	// match its filters and lie in the part of the listing the walk went
+	// through (from its start to its end when it began without a cursor
+	// and reached the end), which no page gave it. RowsSeenTwice counts
+	// the rows its pages gave more than once.
+	RowsMissed    int `json:"rowsMissed"`
+	RowsSeenTwice int `json:"rowsSeenTwice"`
+	// RetryAfter lists each answer with a Retry-After and how long the
+	// client waited before its next request of the walk.
+	RetryAfter []RetryWait `json:"retryAfter"`
+	// WaitedOutRetryAfter says the client waited at least Retry-After
+	// after each such answer it asked again after.
+	WaitedOutRetryAfter bool `json:"waitedOutRetryAfter"`
+	// Problems says, in sentences, what a client that walks the listing
+	// once, whole, should not have done: every finding above.
+	Problems []string `json:"problems"`
+}
+
+// CursorUse is a cursor a walk carried that no earlier page of it issued.
+type CursorUse struct {
+	Request uint64 `json:"request"`
+	Cursor  string `json:"cursor"`
+	// IssuedBy is the request of another walk whose page issued it (0:
+	// no page did).
+	IssuedBy uint64 `json:"issuedBy,omitempty"`
+}
+
+// PageRepeat is a page asked again: request Request asked what request
+// First had been answered whole.
+type PageRepeat struct {
+	Request uint64 `json:"request"`
+	First   uint64 `json:"first"`
+}
+
+// RetryWait is an answer with a Retry-After and the wait that followed it.
+type RetryWait struct {
+	// Request is the answer's request, Next the walk's next request (0:
+	// the walk asked nothing more).
+	Request uint64 `json:"request"`
+	Next    uint64 `json:"next,omitempty"`
+	// AskedS is the Retry-After in seconds; WaitedMS the time from the
+	// answer to the next request, in milliseconds.
+	AskedS   int     `json:"askedS"`
+	WaitedMS float64 `json:"waitedMs"`
+	Honoured bool    `json:"honoured"`
+}
+
+// OK reports whether the walk has no problem.
+func (w *Walk) OK() bool { return len(w.Problems) == 0 }
+
+// Walks returns the walks of the journal's requests, oldest first; listing
+// ("" for all) keeps one listing's.
+func (s *Server) Walks(listing string) []Walk {
+	wk := s.walkRecords(s.journal.records())
+	out := []Walk{}
+	for _, w := range wk.walks {
+		if listing == "" || w.Listing == listing {
+			out = append(out, s.finishWalk(w))
+		}
+	}
+	return out
+}
+
+// maxHeadScan bounds the walks whose newest page is searched for a row a
+// cursor names, and maxPageScan the pages searched for the issuer of a
+// jump's cursor: the journal is read on every report.
+const (
+	maxHeadScan = 64
+	maxPageScan = 512
+)
+
+// walker groups records into walks.
+type walker struct {
+	s     *Server
+	walks []*walkState
+	// byHead maps a listing and cursor to the walks whose newest page
+	// issued it; issued, to the latest page that did.
+	byHead map[string][]*walkState
+	issued map[string]*record
+	// byFilters maps a listing and its filters to its walks, oldest first.
+	byFilters map[string][]*walkState
+	// lastExact maps a path and query to the walk of the latest request
+	// with them.
+	lastExact map[string]*walkState
+	pages     []*record // every page answered whole, oldest first
+	walkOf    map[uint64]*walkState
+	issuedBy  map[uint64]uint64
+}
+
+// walkState is a walk being put together.
+type walkState struct {
+	Walk
+	filters string
+	recs    []*record
+	infos   []reqInfo
+	head    *record // its newest page answered whole
+	first   *record // its first such page
+	firstAt reqInfo
+	asked   map[string]uint64 // pages asked, by listing and query, to the first request
+}
+
+// reqInfo is what the walks read in a request's query.
+type reqInfo struct {
+	q       url.Values
+	cursors []string
+	filters string // listing and filters: the walk's identity
+	page    string // listing and whole query, in canonical order
+	exact   string // path and raw query
+}
+
+// walkID returns the walk of a request (0: none).
+func (wk *walker) walkID(id uint64) uint64 {
+	if w := wk.walkOf[id]; w != nil {
+		return w.ID
+	}
+	return 0
+}
+
+// walkRecords groups recs, oldest first, into walks.
+func (s *Server) walkRecords(recs []*record) *walker {
+	wk := &walker{
+		s: s, byHead: map[string][]*walkState{}, issued: map[string]*record{},
+		byFilters: map[string][]*walkState{}, lastExact: map[string]*walkState{},
+		walkOf: map[uint64]*walkState{}, issuedBy: map[uint64]uint64{},
+	}
+	for _, rec := range recs {
+		if rec.Listing != "" && rec.Method == http.MethodGet { // a HEAD gives no rows
+			wk.add(rec)
+		}
+	}
+	return wk
+}
+
+// info reads a request's query for the walks.
+func readInfo(rec *record) reqInfo {
+	q, _ := url.ParseQuery(rec.Query)
+	in := reqInfo{q: q, exact: rec.Path + "?" + rec.Query, page: rec.Listing + "?" + q.Encode()}
+	filters := url.Values{}
+	for k, v := range q {
+		if !pagingParam(rec.Listing, k) {
+			filters[k] = v
+		}
+	}
+	in.filters = rec.Listing + "?" + filters.Encode()
+	after, before := "pagination.after", "pagination.before"
+	if rec.Listing == records.ListingTransactions {
+		after, before = "after", "before"
+	}
+	for _, k := range []string{after, before} {
+		if c := q.Get(k); c != "" {
+			in.cursors = append(in.cursors, c)
+		}
+	}
+	return in
+}
+
+// pagingParam reports whether a parameter pages a listing rather than
+// filters it.
+func pagingParam(listing, name string) bool {
+	if listing == records.ListingTransactions {
+		return name == "first" || name == "last" || name == "before" || name == "after"
+	}
+	return strings.HasPrefix(name, "pagination.")
+}
+
+// add puts a request in its walk.
+func (wk *walker) add(rec *record) {
+	in := readInfo(rec)
+	w, issuer := wk.place(rec, in)
+	w.recs, w.infos = append(w.recs, rec), append(w.infos, in)
+	w.Requests = append(w.Requests, rec.ID)
+	wk.walkOf[rec.ID] = w
+	if issuer != 0 {
+		wk.issuedBy[rec.ID] = issuer
+	}
+	if n := len(w.recs); n >= 2 && w.recs[n-2].RetryAfter > 0 {
+		w.retried(w.recs[n-2], rec)
+	}
+	if rec.whole {
+		wk.page(w, rec, in)
+	}
+	wk.lastExact[in.exact] = w
+}
+
+// place finds the walk a request joins (making one when it begins one) and
+// the page that issued its cursor (0: none).
+func (wk *walker) place(rec *record, in reqInfo) (*walkState, uint64) {
+	if len(in.cursors) == 0 {
+		if w := wk.lastExact[in.exact]; w != nil {
+			last := w.recs[len(w.recs)-1]
+			if !last.whole && w.infos[len(w.infos)-1].exact == in.exact {
+				return w, 0 // a retry
+			}
+		}
+		return wk.begin(rec, in), 0
+	}
+	if w := wk.headIssuer(rec, in); w != nil {
+		return w, w.head.ID
+	}
+	issuer := wk.exactIssuer(rec.Listing, in.cursors)
+	if issuer == nil {
+		if w := wk.headHolding(rec, in); w != nil {
+			return w, w.head.ID
+		}
+		issuer = wk.rowIssuer(rec.Listing, in.cursors)
+	}
+	walks := wk.byFilters[in.filters]
+	var w *walkState
+	if len(walks) > 0 {
+		w = walks[len(walks)-1]
+	} else {
+		w = wk.begin(rec, in)
+	}
+	var id uint64
+	if issuer != nil {
+		id = issuer.ID
+	}
+	if issuer == nil || wk.walkOf[issuer.ID] != w {
+		w.CursorsNotIssued = append(w.CursorsNotIssued, CursorUse{Request: rec.ID, Cursor: in.cursors[0], IssuedBy: id})
+	}
+	return w, id
+}
+
+// begin makes a walk that begins with rec.
+func (wk *walker) begin(rec *record, in reqInfo) *walkState {
+	w := &walkState{
+		Walk:    Walk{ID: rec.ID, Listing: rec.Listing, Path: rec.Path, Query: rec.Query},
+		filters: in.filters, asked: map[string]uint64{},
+	}
+	wk.walks = append(wk.walks, w)
+	wk.byFilters[in.filters] = append(wk.byFilters[in.filters], w)
+	return w
+}
+
+// headIssuer returns the walk of the same listing and filters whose newest
+// page issued the request's cursor.
+func (wk *walker) headIssuer(rec *record, in reqInfo) *walkState {
+	var found []*walkState
+	for _, c := range in.cursors {
+		for _, w := range wk.byHead[rec.Listing+"\x00"+c] {
+			if w.filters == in.filters {
+				found = append(found, w)
+			}
+		}
+	}
+	return latestActive(found, rec.Remote)
+}
+
+// headHolding returns the walk of the same listing and filters whose newest
+// page holds the row the request's cursor names: a client that goes on from
+// a row inside the page rather than its end.
+func (wk *walker) headHolding(rec *record, in reqInfo) *walkState {
+	var found []*walkState
+	walks := wk.byFilters[in.filters]
+	for i := len(walks) - 1; i >= 0 && i >= len(walks)-maxHeadScan; i-- {
+		if w := walks[i]; w.head != nil && wk.holdsCursorRow(w.head, in.cursors) {
+			found = append(found, w)
+		}
+	}
+	return latestActive(found, rec.Remote)
+}
+
+// latestActive returns, of walks, the one whose newest page came from
+// remote, else any, that asked something last: when walks of one query
+// share a cursor, the one just answered is likely the one that goes on.
+func latestActive(walks []*walkState, remote string) *walkState {
+	better := func(w, than *walkState) bool {
+		if mine, theirs := w.head.Remote == remote, than.head.Remote == remote; mine != theirs {
+			return mine
+		}
+		return w.lastID() > than.lastID()
+	}
+	var best *walkState
+	for _, w := range walks {
+		if best == nil || better(w, best) {
+			best = w
+		}
+	}
+	return best
+}
+
+// lastID is the ID of the walk's latest request.
+func (w *walkState) lastID() uint64 { return w.recs[len(w.recs)-1].ID }
+
+// holdsCursorRow reports whether page holds the row one of cursors names.
+func (wk *walker) holdsCursorRow(page *record, cursors []string) bool {
+	if !page.hasPage {
+		return false
+	}
+	for _, c := range cursors {
+		if i, ok := wk.s.cursorRow(page.Listing, c); ok && containsRow(page.page.runs, int32(i)) {
+			return true
+		}
+	}
+	return false
+}
+
+// exactIssuer returns the latest page of listing whose start or end cursor
+// is one of cursors (nil: none).
+func (wk *walker) exactIssuer(listing string, cursors []string) *record {
+	for _, c := range cursors {
+		if p := wk.issued[listing+"\x00"+c]; p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// rowIssuer returns the latest page of listing, of the last maxPageScan,
+// that holds the row one of cursors names (nil: none).
+func (wk *walker) rowIssuer(listing string, cursors []string) *record {
+	for i, n := len(wk.pages)-1, 0; i >= 0 && n < maxPageScan; i-- {
+		if p := wk.pages[i]; p.Listing == listing {
+			n++
+			if wk.holdsCursorRow(p, cursors) {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// page counts a page answered whole and makes it the walk's newest.
+func (wk *walker) page(w *walkState, rec *record, in reqInfo) {
+	w.Pages++
+	w.Rows += rec.Rows
+	if first, ok := w.asked[in.page]; ok {
+		w.PagesAskedTwice = append(w.PagesAskedTwice, PageRepeat{Request: rec.ID, First: first})
+	} else {
+		w.asked[in.page] = rec.ID
+	}
+	if w.first == nil {
+		w.first, w.firstAt = rec, in
+	}
+	if wk.s.pageAtEnd(rec, in) {
+		w.ReachedEnd = true
+	}
+	if w.head != nil {
+		for _, c := range []string{w.head.StartCursor, w.head.EndCursor} {
+			key := w.Listing + "\x00" + c
+			wk.byHead[key] = slices.DeleteFunc(wk.byHead[key], func(x *walkState) bool { return x == w })
+		}
+	}
+	w.head = rec
+	for _, c := range []string{rec.StartCursor, rec.EndCursor} {
+		if c != "" {
+			key := w.Listing + "\x00" + c
+			if !slices.Contains(wk.byHead[key], w) {
+				wk.byHead[key] = append(wk.byHead[key], w)
+			}
+			wk.issued[key] = rec
+		}
+	}
+	wk.pages = append(wk.pages, rec)
+}
+
+// retried notes the wait between an answer with a Retry-After and the
+// walk's next request.
+func (w *walkState) retried(prev, next *record) {
+	waited := next.Time.Sub(prev.end)
+	w.RetryAfter = append(w.RetryAfter, RetryWait{
+		Request: prev.ID, Next: next.ID, AskedS: prev.RetryAfter,
+		WaitedMS: float64(waited.Microseconds()) / 1000,
+		Honoured: waited >= time.Duration(prev.RetryAfter)*time.Second,
+	})
+}
+
+// pageAtEnd reports whether a page has no rows beyond it in its direction.
+func (s *Server) pageAtEnd(rec *record, in reqInfo) bool {
+	p := &rec.page
+	if rec.Listing == records.ListingTransactions {
+		if in.q.Get("before") != "" && in.q.Get("after") != "" {
+			return !p.cut
+		}
+		return p.rows < p.asked
+	}
+	if pagedForward(in.q) {
+		return !p.hasNext
+	}
+	return !p.hasPrev
+}
+
+// pagedForward reports whether a paged listing's request pages forwards
+// (first, or after alone, or nothing), as page does.
+func pagedForward(q url.Values) bool {
+	_, first := q["pagination.first"]
+	_, last := q["pagination.last"]
+	_, before := q["pagination.before"]
+	return first || (!last && !before)
+}
+
+// towardLow reports whether a walk that begins with a request so made goes
+// towards the older rows (lower store indexes), page after page.
+func towardLow(listing string, q url.Values) bool {
+	if listing == records.ListingTransactions {
+		has := func(k string) bool { return q.Get(k) != "" && q.Get(k) != "0" }
+		switch {
+		case q.Get("after") != "" && q.Get("before") == "":
+			return false // towards the newest
+		case has("last") && q.Get("before") == "":
+			return false // from the oldest
+		}
+		return true
+	}
+	desc := listing != records.ListingNetworkParameters
+	if v, _ := query(q).get("pagination.newestFirst", "pagination.newest_first"); v == "false" || v == "0" {
+		desc = false
+	}
+	return pagedForward(q) == desc
+}
+
+// finishWalk checks a walk's rows and Retry-After waits, and says its
+// problems.
+func (s *Server) finishWalk(w *walkState) Walk {
+	out := w.Walk
+	if last := w.recs[len(w.recs)-1]; last.RetryAfter > 0 {
+		out.RetryAfter = append(out.RetryAfter, RetryWait{Request: last.ID, AskedS: last.RetryAfter})
+	}
+	out.WaitedOutRetryAfter = true
+	for _, r := range out.RetryAfter {
+		if r.Next != 0 && !r.Honoured {
+			out.WaitedOutRetryAfter = false
+		}
+	}
+	out.RowsChecked = true
+	if w.first != nil {
+		out.RowsChecked = s.checkRows(w, &out)
+	}
+	// Empty lists, not null, in JSON; and the walk's own copies.
+	out.CursorsNotIssued = append([]CursorUse{}, out.CursorsNotIssued...)
+	out.PagesAskedTwice = append([]PageRepeat{}, out.PagesAskedTwice...)
+	out.RetryAfter = append([]RetryWait{}, out.RetryAfter...)
+	out.Requests = slices.Clone(out.Requests)
+	out.Problems = walkProblems(&out)
+	return out
+}
+
+// checkRows counts the rows the walk missed and saw twice; false when its
+// rows cannot be known.
+func (s *Server) checkRows(w *walkState, out *Walk) bool {
+	var seen []int32
+	for _, rec := range w.recs {
+		if !rec.whole {
+			continue
+		}
+		if rec.rowsDropped {
+			return false
+		}
+		for _, r := range rec.page.runs {
+			for i := r.first; i < r.first+r.n; i++ {
+				seen = append(seen, i)
+			}
+		}
+	}
+	slices.Sort(seen)
+	distinct := slices.Compact(slices.Clone(seen))
+	out.RowsSeenTwice = len(seen) - len(distinct)
+	want, err := s.expectedRows(w.Listing, w.firstAt.q, &w.first.page)
+	if err != nil {
+		return false
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	if len(distinct) > 0 {
+		lo, hi = int64(distinct[0]), int64(distinct[len(distinct)-1])
+	}
+	low := towardLow(w.Listing, w.firstAt.q)
+	if len(w.infos[0].cursors) == 0 { // began at the listing's start
+		if low {
+			hi = math.MaxInt64
+		} else {
+			lo = math.MinInt64
+		}
+	}
+	if out.ReachedEnd {
+		if low {
+			lo = math.MinInt64
+		} else {
+			hi = math.MaxInt64
+		}
+	}
+	for _, i := range want {
+		if _, found := slices.BinarySearch(distinct, i); !found && int64(i) >= lo && int64(i) <= hi {
+			out.RowsMissed++
+		}
+	}
+	return true
+}
+
+// walkProblems says what a walk did that a client walking the listing once,
+// whole, should not.
+func walkProblems(w *Walk) []string {
+	p := []string{}
+	if w.Pages == 0 {
+		p = append(p, "no page was answered whole")
+	} else if !w.ReachedEnd {
+		p = append(p, "did not reach the end: its last page had rows beyond it")
+	}
+	for _, c := range w.CursorsNotIssued {
+		from := "no page issued it"
+		if c.IssuedBy != 0 {
+			from = fmt.Sprintf("request %d of another walk issued it", c.IssuedBy)
+		}
+		p = append(p, fmt.Sprintf("request %d carried a cursor no earlier page of the walk issued (%s): %s", c.Request, from, warnValue(c.Cursor)))
+	}
+	for _, r := range w.PagesAskedTwice {
+		p = append(p, fmt.Sprintf("request %d asked again for the page of request %d", r.Request, r.First))
+	}
+	if !w.RowsChecked {
+		p = append(p, "its rows could not be checked: the journal let them go (raise the journal size)")
+	}
+	if w.RowsMissed > 0 {
+		p = append(p, fmt.Sprintf("missed %d rows the listing held when the walk began", w.RowsMissed))
+	}
+	if w.RowsSeenTwice > 0 {
+		p = append(p, fmt.Sprintf("saw %d rows twice", w.RowsSeenTwice))
+	}
+	for _, r := range w.RetryAfter {
+		if r.Next != 0 && !r.Honoured {
+			p = append(p, fmt.Sprintf("request %d came %.3fs after request %d's Retry-After of %ds", r.Next, r.WaitedMS/1000, r.Request, r.AskedS))
+		}
+	}
+	return p
+}
+
+// expectedRows returns the store indexes of the rows of listing that match
+// the filters of q and that the listing held when page, a walk's first
+// page, was made, ascending.
+func (s *Server) expectedRows(listing string, q url.Values, page *pageNote) ([]int32, error) {
+	count := page.total
+	var rows []int32
+	var found bool
+	switch listing {
+	case records.ListingTransactions:
+		req := txRequest{
+			cmdTypes:     query(q).all("cmdTypes", "cmd_types"),
+			excludeTypes: query(q).all("excludeCmdTypes", "exclude_cmd_types"),
+			parties:      query(q).all("parties"),
+		}
+		s.store.Read(func(st store.Reader) {
+			count := min(count, len(st.TxKeys()))
+			rows, found = toInt32(s.txSource(st, req).ascend(0, count, count)), true
+		})
+	case records.ListingKeyRotations:
+		if node, ok := query(q).get("nodeId", "node_id"); ok && node != "" {
+			s.store.Read(func(st store.Reader) {
+				list := st.RotationsOfNode(node)
+				end, _ := slices.BinarySearch(list, int32(count))
+				rows, found = slices.Clone(list[:end]), true
+			})
+		}
+	case records.ListingGames:
+		return s.gameRows(q, page)
+	}
+	if found {
+		return rows, nil
+	}
+	out := make([]int32, count)
+	for i := range out {
+		out[i] = int32(i)
+	}
+	return out, nil
+}
+
+// gameRows reads the games a walk of the filters of q could see back from
+// the store: the window of its first page, every page of it, forwards.
+func (s *Server) gameRows(q url.Values, first *pageNote) ([]int32, error) {
+	rq := url.Values{}
+	for k, v := range q {
+		if !pagingParam(records.ListingGames, k) {
+			rq[k] = v
+		}
+	}
+	for _, k := range []string{"epochFrom", "epoch_from", "epochTo", "epoch_to"} {
+		delete(rq, k)
+	}
+	rq.Set("epochFrom", strconv.FormatUint(first.epochFrom, 10))
+	rq.Set("epochTo", strconv.FormatUint(first.epochTo, 10))
+	rq.Set("pagination.newestFirst", "false")
+	rq.Set("pagination.first", strconv.Itoa(s.cfg.MaxPageSize))
+	var out []int32
+	var buf []byte
+	for {
+		n := &pageNote{}
+		r := withNote(httpRequest("/api/v2/games", rq.Encode()), n)
+		var b []byte
+		var err *apiError
+		s.store.Read(func(st store.Reader) { b, err = s.gamesPage(st, r, buf[:0]) })
+		if err != nil {
+			return nil, err
+		}
+		buf = b
+		for _, run := range n.runs {
+			for i := run.first; i < run.first+run.n; i++ {
+				if int(i) < first.total {
+					out = append(out, i)
+				}
+			}
+		}
+		if !n.hasNext || n.end == "" {
+			break
+		}
+		rq.Set("pagination.after", n.end)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func toInt32(x []int) []int32 {
+	out := make([]int32, len(x))
+	for i, v := range x {
+		out[i] = int32(v)
+	}
+	return out
+}
