@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -156,23 +154,13 @@ func validateAll(v *verdict, validator *schemas.Validator, exs []*exchange, sele
 	if unkept > 0 {
 		v.noneBecause("the run kept no body of the %d answers it would judge: it keeps %d MiB of bodies in all", unkept, maxKeptBodies>>20)
 	}
-	errs := make([]error, len(todo))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(1, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				errs[i] = validator.Validate(todo[i].body)
-			}
-		}()
+	bodies := make([][]byte, len(todo))
+	for i, ex := range todo {
+		bodies[i] = ex.body
 	}
-	for i := range todo {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	// On every core, each result at its body's index: the problems are
+	// reported in the order of the exchanges.
+	errs := validator.ValidateEach(bodies)
 	for i, err := range errs {
 		if err == nil {
 			continue

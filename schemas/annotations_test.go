@@ -122,10 +122,10 @@ func TestSpecOneOfs(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("x-spec-oneof on %v, want %v", got, want)
 	}
-	// Every other oneOf is ours.
+	// Every other exclusive group (a oneOf, or keyed) is ours.
 	var ours []string
 	for _, n := range allNodes() {
-		if len(n.OneOf) > 0 && !n.SpecOneOf {
+		if n.ExclusiveGroup() != nil && !n.SpecOneOf {
 			ours = append(ours, n.Name)
 		}
 	}

@@ -1,10 +1,15 @@
 package schemas_test
 
 import (
+	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/schemas"
 )
 
@@ -123,4 +128,98 @@ func benchValidate(b *testing.B, schema string, doc []byte, rows int, unit strin
 		}
 	}
 	b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), unit)
+}
+
+// BenchmarkGenerateThenValidate100k makes the 100,000 transactions of a
+// world of scale 10 and validates them, side by side in one process, each
+// timed in wall and CPU time (the process's, so the figures stay comparable
+// when other work competes for the cores): on one core (GOMAXPROCS 1, one
+// generator worker), then on every core. Beside them, on one core, the
+// same transactions validated against the schema files as they were before
+// the command kind was written keyed (testdata/verdicts/before: the oneOf
+// gojsonschema tried kind by kind), and by santhosh-tekuri/jsonschema, the
+// verdict test's second validator, over today's files. Run it with
+// -benchtime 1x (make bench-schemas). The target: validation within twice
+// the time generation takes.
+func BenchmarkGenerateThenValidate100k(b *testing.B) {
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	v := schemas.MustLoad("Transaction")
+	before, err := schemas.LoadFiles(beforeFiles(b), schemas.Reference)
+	if err != nil {
+		b.Fatal(err)
+	}
+	other := newSecondValidator(b)
+	for i := 0; i < b.N; i++ {
+		type figure struct {
+			what      string
+			wall, cpu time.Duration
+		}
+		var figs []figure
+		timed := func(what string, f func()) {
+			runtime.GC()
+			c0, w0 := processCPU(), time.Now()
+			f()
+			figs = append(figs, figure{what, time.Since(w0), processCPU() - c0})
+		}
+		var docs [][]byte
+		generate := func(workers int) func() {
+			return func() {
+				docs = docs[:0]
+				w, err := world.Generate(world.Options{Seed: 1, Scale: 10, Lazy: true, Workers: workers})
+				if err != nil {
+					b.Fatal(err)
+				}
+				err = w.EachTransaction(context.Background(), true, func(t *records.Transaction) error {
+					docs = append(docs, append([]byte(nil), t.JSON...))
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		validateEach := func() {
+			for i, err := range v.ValidateEach(docs) {
+				if err != nil {
+					b.Fatalf("transaction %d: %v", i, err)
+				}
+			}
+		}
+		runtime.GOMAXPROCS(1)
+		timed("generate, one core", generate(1))
+		if len(docs) != 100_000 {
+			b.Fatalf("%d transactions, want 100,000", len(docs))
+		}
+		timed("validate, one core", validateEach)
+		timed("validate, one core, schemas before", func() {
+			for i, doc := range docs {
+				if ok, err := before.Valid("Transaction", doc); !ok || err != nil {
+					b.Fatalf("transaction %d: valid %v, %v", i, ok, err)
+				}
+			}
+		})
+		timed("validate, one core, santhosh-tekuri/jsonschema", func() {
+			for i, doc := range docs {
+				if !other.valid(b, "Transaction", doc) {
+					b.Fatalf("transaction %d: invalid", i)
+				}
+			}
+		})
+		runtime.GOMAXPROCS(procs)
+		timed(fmt.Sprintf("generate, %d cores", procs), generate(0))
+		timed(fmt.Sprintf("validate, %d cores", procs), validateEach)
+		fmt.Printf("\n%-52s %10s %10s %16s\n", "100,000 transactions", "wall", "CPU", "wall/generate")
+		for _, f := range figs {
+			base := figs[0].wall
+			if strings.Contains(f.what, "cores") {
+				base = figs[4].wall
+			}
+			fmt.Printf("%-52s %9.2fs %9.2fs %15.1fx\n", f.what, f.wall.Seconds(), f.cpu.Seconds(), f.wall.Seconds()/base.Seconds())
+		}
+		fmt.Printf("%-52s %9.1fx of generate, one core\n\n", fmt.Sprintf("validate, %d cores", procs), figs[5].wall.Seconds()/figs[0].wall.Seconds())
+		b.ReportMetric(figs[1].wall.Seconds()/figs[0].wall.Seconds(), "validate/generate-1core")
+		b.ReportMetric(figs[5].wall.Seconds()/figs[4].wall.Seconds(), "validate/generate-allcores")
+		b.ReportMetric(figs[2].wall.Seconds()/figs[1].wall.Seconds(), "before/after-1core")
+	}
 }

@@ -9,6 +9,11 @@
 //
 //   - Load(name) gives a compiled validator, built once and safe for
 //     concurrent use, whose errors name the JSON path and the rule broken.
+//     It uses every core: Validate checks a page's records (the
+//     transactions of a ListTransactionsResponse, the edges of a
+//     connection) apart, and ValidateEach many documents, on a pool the
+//     package bounds to GOMAXPROCS, with the verdicts and violations of
+//     checking each document whole, in input order.
 //   - LoadProfile(name, p) gives the validator of one profile: Reference
 //     (the files as written, strict: what the mock writes) or Spec (derived
 //     from the same files by their x-spec-fields and x-spec-oneof

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -19,6 +21,10 @@ type Node struct {
 	File string
 	// Pointer is the node's JSON pointer within File.
 	Pointer string
+
+	// False is true for the schema false, which no value matches (the
+	// schema true is a node with no keyword).
+	False bool
 
 	// Ref is the target of a $ref; when set, the other keywords are empty.
 	Ref *Node
@@ -42,6 +48,11 @@ type Node struct {
 	Required   []string
 	// AdditionalProperties is false when the object is closed.
 	AdditionalProperties bool
+	// Dependencies holds the schema dependencies, in file order: each
+	// applies to the whole object when the named property is present.
+	Dependencies []Property
+	// PropertyNames is the schema every property name must match.
+	PropertyNames *Node
 
 	Items              *Node
 	MinItems, MaxItems *int
@@ -137,10 +148,126 @@ func (n *Node) NullableTarget() *Node {
 	return nil
 }
 
-// ExclusiveGroup returns the property names of a oneOf whose branches each
-// require exactly one property (a protobuf oneof): exactly one of them must be
-// present. It returns nil when the node has no such oneOf.
+// ExclusiveGroup returns the property names of a protobuf oneof: exactly one
+// of them must be present. The schemas write it as a oneOf whose branches
+// each require exactly one property, or keyed (see KeyedGroup). It returns
+// nil when the node has neither.
 func (n *Node) ExclusiveGroup() []string {
+	if g := n.oneOfGroup(); g != nil {
+		return g
+	}
+	return n.KeyedGroup()
+}
+
+// KeyedGroup returns the property names of an exclusive group written so
+// that a validator reaches the member present by its key and tries no other
+// (README, "Conventions"): on a closed object whose other properties are
+// the base B,
+//
+//	"dependencies": {"m1": {"propertyNames": {"enum": [B..., "m1"]}}, ...},
+//	"not": {"propertyNames": {"enum": [B...]}}
+//
+// With a member present the object holds nothing but B and that member (at
+// most one member), and it holds something beside B (at least one): exactly
+// one, as {"oneOf": [{"required": ["m1"]}, ...]} says. It returns nil when
+// the node is not of that form.
+func (n *Node) KeyedGroup() []string {
+	if len(n.Dependencies) == 0 || n.AdditionalProperties || n.Not == nil {
+		return nil
+	}
+	base, ok := propertyNameEnum(n.Not)
+	if !ok {
+		return nil
+	}
+	inBase := map[string]bool{}
+	for _, b := range base {
+		inBase[b] = true
+	}
+	names := make([]string, 0, len(n.Dependencies))
+	for _, d := range n.Dependencies {
+		allowed, ok := propertyNameEnum(d.Schema)
+		if !ok || len(allowed) != len(base)+1 || allowed[len(base)] != d.Name || inBase[d.Name] {
+			return nil
+		}
+		for i, b := range base {
+			if allowed[i] != b {
+				return nil
+			}
+		}
+		names = append(names, d.Name)
+	}
+	// Every property is a base property or a member, and each is named
+	// once: the closed object then holds only these.
+	if len(n.Properties) != len(base)+len(names) {
+		return nil
+	}
+	for _, p := range n.Properties {
+		if !inBase[p.Name] && !slices.Contains(names, p.Name) {
+			return nil
+		}
+	}
+	return names
+}
+
+// KeyedRule recognizes a rule between fields keyed by a member of an
+// exclusive group (README, "Conventions"), the allOf entry
+//
+//	{"if": {"properties": {P: {"properties": {M: false}}}}, "else": X}
+//
+// which says what {"if": {"properties": {P: {"required": [M]}}}, "then": X}
+// says when P is an object: when P holds M, X. Its if holds, and is checked
+// by the one key, whenever P has no M. (When P is absent or not an object,
+// the if/then asks X of every such rule at once and this asks nothing; the
+// one schema using it, Transaction, rejects such a P anyway.) It returns
+// P, M and X.
+func (n *Node) KeyedRule() (prop, member string, then *Node, ok bool) {
+	if n.If == nil || n.Then != nil || n.Else == nil || !n.isOnly(func(m *Node) { m.If, m.Else = nil, nil }) {
+		return "", "", nil, false
+	}
+	cond := n.If
+	if len(cond.Properties) != 1 || !cond.isOnly(func(m *Node) { m.Properties = nil }) {
+		return "", "", nil, false
+	}
+	inner := cond.Properties[0].Schema
+	if len(inner.Properties) != 1 || !inner.isOnly(func(m *Node) { m.Properties = nil }) || !inner.Properties[0].Schema.False {
+		return "", "", nil, false
+	}
+	return cond.Properties[0].Name, inner.Properties[0].Name, n.Else, true
+}
+
+// propertyNameEnum returns the list of {"propertyNames": {"enum": [...]}}
+// when that is all the node says.
+func propertyNameEnum(n *Node) ([]string, bool) {
+	if n == nil || n.PropertyNames == nil || !n.isOnly(func(m *Node) { m.PropertyNames = nil }) {
+		return nil, false
+	}
+	pn := n.PropertyNames
+	if len(pn.Enum) == 0 || !pn.isOnly(func(m *Node) { m.Enum = nil }) {
+		return nil, false
+	}
+	out := make([]string, len(pn.Enum))
+	for i, e := range pn.Enum {
+		s, ok := e.(string)
+		if !ok {
+			return nil, false
+		}
+		out[i] = s
+	}
+	return out, true
+}
+
+// isOnly reports whether the node says nothing once clear has removed the
+// keywords it is expected to hold.
+func (n *Node) isOnly(clear func(*Node)) bool {
+	m := *n
+	clear(&m)
+	empty := Node{File: n.File, Pointer: n.Pointer, AdditionalProperties: true}
+	return reflect.DeepEqual(m, empty)
+}
+
+// oneOfGroup returns the property names of a oneOf whose branches each
+// require exactly one property, or nil.
+func (n *Node) oneOfGroup() []string {
 	if len(n.OneOf) == 0 {
 		return nil
 	}
@@ -255,7 +382,8 @@ var knownKeywords = map[string]bool{
 	"const": true, "minLength": true, "maxLength": true, "minimum": true, "maximum": true,
 	"properties": true, "required": true, "additionalProperties": true, "items": true,
 	"minItems": true, "maxItems": true, "oneOf": true, "anyOf": true, "allOf": true,
-	"not": true, "if": true, "then": true, "else": true,
+	"not": true, "if": true, "then": true, "else": true, "$comment": true,
+	"dependencies": true, "propertyNames": true,
 	// The harness's own annotations, which derive the spec profile from the
 	// same files (see Profile).
 	"x-spec-fields": true, "x-spec-oneof": true,
@@ -270,8 +398,8 @@ type parser struct {
 func (p *parser) parse(v any, pointer string) (*Node, error) {
 	obj, ok := v.(*orderedObject)
 	if !ok {
-		if b, isBool := v.(bool); isBool && b {
-			return &Node{File: p.file, Pointer: pointer}, nil
+		if b, isBool := v.(bool); isBool {
+			return &Node{File: p.file, Pointer: pointer, False: !b}, nil
 		}
 		return nil, fmt.Errorf("%s#%s: schema must be an object", p.file, pointer)
 	}
@@ -361,6 +489,22 @@ func (p *parser) parse(v any, pointer string) (*Node, error) {
 			}
 		case "items":
 			n.Items, err = p.parse(val, at)
+		case "propertyNames":
+			n.PropertyNames, err = p.parse(val, at)
+		case "dependencies":
+			deps, isObj := val.(*orderedObject)
+			if !isObj {
+				return nil, fmt.Errorf("%s#%s: dependencies must be an object", p.file, at)
+			}
+			for _, name := range deps.keys {
+				// Only schema dependencies: a list of names would say
+				// something else and is not used.
+				child, err := p.parse(deps.vals[name], at+"/"+escapePointer(name))
+				if err != nil {
+					return nil, err
+				}
+				n.Dependencies = append(n.Dependencies, Property{Name: name, Schema: child})
+			}
 		case "not":
 			n.Not, err = p.parse(val, at)
 		case "if":
@@ -397,6 +541,11 @@ func (p *parser) parse(v any, pointer string) (*Node, error) {
 	}
 	if n.SpecOneOf && len(n.OneOf) == 0 {
 		return nil, fmt.Errorf("%s#%s: x-spec-oneof without a oneOf", p.file, pointer)
+	}
+	if len(n.Dependencies) > 0 && n.KeyedGroup() == nil {
+		// The spec profile and the OpenAPI export read dependencies as
+		// an exclusive group and nothing else.
+		return nil, fmt.Errorf("%s#%s: dependencies that are not a keyed exclusive group (README)", p.file, pointer)
 	}
 	return n, nil
 }

@@ -259,7 +259,7 @@ func openAPISchema(n *Node) (*orderedObject, error) {
 	if len(allOf) > 0 {
 		out.set("allOf", allOf)
 	}
-	if n.Not != nil {
+	if n.Not != nil && n.KeyedGroup() == nil {
 		s, err := openAPISchema(n.Not)
 		if err != nil {
 			return nil, fmt.Errorf("not: %w", err)
@@ -280,7 +280,10 @@ func openAPISchema(n *Node) (*orderedObject, error) {
 //
 //   - A oneOf whose branches each require one property (a protobuf oneof:
 //     exactly one of the properties is present) becomes "x-one-of"; the
-//     properties stay ordinary optional properties of the object.
+//     properties stay ordinary optional properties of the object. A group
+//     written keyed (Node.KeyedGroup: dependencies and not) becomes the
+//     same "x-one-of", one {"required": [member]} per member, as if it
+//     were written as that oneOf.
 //   - An anyOf whose branches all have one JSON type (OptionalUrl: a URL or
 //     "") becomes that type, with the branches in "x-any-of".
 //
@@ -297,6 +300,13 @@ func setAlternatives(out *orderedObject, n *Node) error {
 		}
 		if n.SpecOneOf {
 			out.set("x-spec-oneof", true)
+		}
+		out.set("x-one-of", list)
+	}
+	if group := n.KeyedGroup(); group != nil {
+		list := make([]any, len(group))
+		for i, m := range group {
+			list[i] = newObj().set("required", []any{m})
 		}
 		out.set("x-one-of", list)
 	}
@@ -469,7 +479,16 @@ func isConditional(n *Node) bool {
 }
 
 // condition converts a node's if/then/else for the x-conditions extension.
+// A rule keyed by a group member (Node.KeyedRule) is written as the if/then
+// it stands for, {"if": {"properties": {P: {"required": [M]}}}, "then": X}:
+// OpenAPI 3.0 has no schema false, and readers of the extension see the
+// rule as the schemas always gave it.
 func condition(n *Node) (*orderedObject, error) {
+	if prop, member, then, ok := n.KeyedRule(); ok {
+		has := &Node{File: n.File, Pointer: n.Pointer + "/if", AdditionalProperties: true}
+		has.Properties = []Property{{Name: prop, Schema: &Node{File: n.File, Required: []string{member}, AdditionalProperties: true}}}
+		n = &Node{File: n.File, Pointer: n.Pointer, AdditionalProperties: true, If: has, Then: then}
+	}
 	out := newObj()
 	for _, c := range []struct {
 		key  string

@@ -133,8 +133,18 @@ func TestOpenAPIExtensionsCarryTheRules(t *testing.T) {
 			continue
 		}
 		list, _ := s.Value.Extensions["x-one-of"].([]any)
-		if len(list) != len(n.OneOf) {
-			t.Errorf("%s: x-one-of has %d branches, want the %d of its oneOf", name, len(list), len(n.OneOf))
+		group := n.ExclusiveGroup()
+		if len(list) != len(group) {
+			t.Errorf("%s: x-one-of has %d branches, want the %d of its group", name, len(list), len(group))
+			continue
+		}
+		// One {"required": [member]} per member, in order, whether the
+		// group is written as a oneOf or keyed.
+		for i, b := range list {
+			req, _ := b.(map[string]any)["required"].([]any)
+			if len(req) != 1 || req[0] != group[i] {
+				t.Errorf("%s: x-one-of branch %d is %v, want required [%s]", name, i, b, group[i])
+			}
 		}
 	}
 	if groups < 15 {

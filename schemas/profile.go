@@ -67,7 +67,10 @@ func (reg *registry) profileFiles(p Profile) map[string][]byte {
 //     level) is dropped.
 //
 // Everywhere, additionalProperties false is dropped and so is a oneOf
-// without x-spec-oneof true. Every other keyword is kept as it is.
+// without x-spec-oneof true, and so is an exclusive group written keyed
+// (Node.KeyedGroup: its dependencies and its not), which is a oneOf in
+// another form and never has x-spec-oneof. Every other keyword is kept as
+// it is.
 func deriveSpec(v any) any {
 	obj, ok := v.(*orderedObject)
 	if !ok {
@@ -125,7 +128,15 @@ func deriveSpec(v any) any {
 				derived.set(name, deriveSpec(props.vals[name]))
 			}
 			out.set(k, derived)
-		case "items", "not":
+		case "dependencies":
+			// A keyed exclusive group (the only use of dependencies).
+			continue
+		case "not":
+			if _, keyed := obj.vals["dependencies"]; keyed && isPropertyNamesRule(val) {
+				continue // the keyed group's "at least one"
+			}
+			out.set(k, deriveSpec(val))
+		case "items":
 			out.set(k, deriveSpec(val))
 		case "if", "then", "else":
 			if keepCondition {
@@ -152,6 +163,13 @@ func deriveSpec(v any) any {
 		}
 	}
 	return out
+}
+
+// isPropertyNamesRule reports whether v is a schema that says only
+// propertyNames.
+func isPropertyNamesRule(v any) bool {
+	obj, ok := v.(*orderedObject)
+	return ok && len(obj.keys) == 1 && obj.keys[0] == "propertyNames"
 }
 
 // deriveList derives the schemas of a list, leaving out those keep refuses.

@@ -282,10 +282,13 @@ func TestCommandHasExactlyOneKind(t *testing.T) {
 	margin := `"updateMarginMode": {"marketId": "` + btcPerp + `", "mode": "MODE_CROSS_MARGIN"}`
 	tests := []ruleCase{
 		{"one kind", s, `{` + commandHead + `, ` + cancel + `}`, true, ""},
-		{"two detailed kinds", s, `{` + commandHead + `, ` + cancel + `, ` + margin + `}`, false, ""},
-		{"a detailed and an opaque kind", s, `{` + commandHead + `, ` + cancel + `, "transfer": {}}`, false, ""},
-		{"two opaque kinds", s, `{` + commandHead + `, "transfer": {}, "joinTeam": {}}`, false, ""},
+		{"two detailed kinds", s, `{` + commandHead + `, ` + cancel + `, ` + margin + `}`, false, "/updateMarginMode"},
+		{"a detailed and an opaque kind", s, `{` + commandHead + `, ` + cancel + `, "transfer": {}}`, false, "/transfer"},
+		{"two opaque kinds", s, `{` + commandHead + `, "transfer": {}, "joinTeam": {}}`, false, "/joinTeam"},
+		{"three kinds", s, `{` + commandHead + `, ` + cancel + `, ` + margin + `, "transfer": {}}`, false, "/transfer"},
 		{"no kind", s, `{` + commandHead + `}`, false, ""},
+		{"nothing", s, `{}`, false, ""},
+		{"not an object", s, `"orderCancellation"`, false, ""},
 		{"unknown kind", s, `{` + commandHead + `, "mintTokens": {}}`, false, "/mintTokens"},
 		{"misspelt kind", s, `{` + commandHead + `, "withdrawalSubmission": {}}`, false, "/withdrawalSubmission"},
 		{"unknown kind beside a known one", s, `{` + commandHead + `, ` + cancel + `, "mintTokens": {}}`, false, "/mintTokens"},
@@ -321,7 +324,9 @@ func TestOpaqueKindsAreAcceptedByName(t *testing.T) {
 				{"with content", def, `{` + head + `, "` + kind + `": {"amount": "1", "nested": {"any": [1, "two", null]}}}`, true, ""},
 				{"not an object", def, `{` + head + `, "` + kind + `": "yes"}`, false, "/" + kind},
 				{"null", def, `{` + head + `, "` + kind + `": null}`, false, "/" + kind},
-				{"beside another kind", def, `{` + head + `, "` + kind + `": {}, "` + other + `": {}}`, false, ""},
+				// Keyed (README): each kind is a property the other does
+				// not allow beside it.
+				{"beside another kind", def, `{` + head + `, "` + kind + `": {}, "` + other + `": {}}`, false, "/" + other},
 			}
 			t.Run(def+"/"+kind, func(t *testing.T) { checkRuleCases(t, tests) })
 		}
@@ -335,9 +340,10 @@ func TestProposalChangeHasExactlyOneKind(t *testing.T) {
 	tests := []ruleCase{
 		{"one kind", s, `{` + head + `, ` + cancel + `}`, true, ""},
 		{"freeform", s, `{` + head + `, "newFreeform": {}}`, true, ""},
-		{"two kinds", s, `{` + head + `, ` + cancel + `, "newFreeform": {}}`, false, ""},
-		{"a detailed and an opaque kind", s, `{` + head + `, "newFreeform": {}, "updateNetworkParameter": {}}`, false, ""},
+		{"two kinds", s, `{` + head + `, ` + cancel + `, "newFreeform": {}}`, false, "/newFreeform"},
+		{"a detailed and an opaque kind", s, `{` + head + `, "newFreeform": {}, "updateNetworkParameter": {}}`, false, "/updateNetworkParameter"},
 		{"no kind", s, `{` + head + `}`, false, ""},
+		{"no kind beside both timestamps", s, `{` + head + `, "validationTimestamp": "1742990000"}`, false, ""},
 		{"unknown kind", s, `{` + head + `, "newPerpetualMarket": {}}`, false, "/newPerpetualMarket"},
 		{"no enactment timestamp", s, `{` + cancel + `}`, false, "/enactmentTimestamp"},
 		{"freeform with a parameter", s, `{` + head + `, "newFreeform": {"url": "https://example.org"}}`, false, "/newFreeform/url"},
@@ -383,11 +389,14 @@ func TestOneOfGroupsRejectTwoBranches(t *testing.T) {
 	}
 	checked := 0
 	for _, name := range objectDefinitions(t) {
-		group := schemas.MustLookup(name).Resolve().ExclusiveGroup()
+		n := schemas.MustLookup(name).Resolve()
+		group := n.ExclusiveGroup()
 		var branches []map[string]any
+		var members []string
 		for _, b := range group {
 			if ex, ok := files[name+"."+b+".json"]; ok {
 				branches = append(branches, ex.doc.(map[string]any))
+				members = append(members, b)
 			}
 		}
 		if len(branches) < 2 {
@@ -402,6 +411,16 @@ func TestOneOfGroupsRejectTwoBranches(t *testing.T) {
 				}
 			}
 			got := violationsOf(t, schemas.MustLoad(name), encodeJSON(t, merged))
+			if n.KeyedGroup() != nil {
+				// Keyed: each member is a property the other one does
+				// not allow beside it.
+				for _, m := range members[:2] {
+					if !hasViolation(got, "/"+m, "invalid_property_name") {
+						t.Fatalf("two branches set: want invalid_property_name at /%s, got %v", m, got)
+					}
+				}
+				return
+			}
 			if !hasViolation(got, "", "number_one_of") {
 				t.Fatalf("two branches set: want number_one_of at the root, got %v", got)
 			}

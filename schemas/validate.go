@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/xeipuuv/gojsonschema"
 )
@@ -15,6 +16,9 @@ type Validator struct {
 	name    string
 	profile Profile
 	schema  *gojsonschema.Schema
+
+	pagesOnce sync.Once
+	pages     []pageArray // arrays whose records are checked apart (parallel.go)
 }
 
 // Load returns the compiled validator of the named definition in the
@@ -103,12 +107,15 @@ func (v *Validator) label() string {
 
 // Validate checks one JSON document. It returns nil when the document is
 // valid, a *ValidationError listing every violation when it is not, and
-// another error when the input is not JSON.
+// another error when the input is not JSON. A page of records is checked on
+// every core (parallel.go), with the violations of the page checked in one
+// piece.
 func (v *Validator) Validate(doc []byte) error {
-	if !json.Valid(doc) {
-		return fmt.Errorf("validate %s: input is not valid JSON", v.label())
+	decoded, err := decodeDocument(doc)
+	if err != nil {
+		return fmt.Errorf("validate %s: %w", v.label(), err)
 	}
-	return v.validate(gojsonschema.NewBytesLoader(doc))
+	return v.validateDecoded(decoded)
 }
 
 // ValidateValue checks a Go value as if it were marshalled to JSON.
@@ -118,17 +125,6 @@ func (v *Validator) ValidateValue(x any) error {
 		return fmt.Errorf("validate %s: marshal: %w", v.label(), err)
 	}
 	return v.Validate(data)
-}
-
-func (v *Validator) validate(l gojsonschema.JSONLoader) error {
-	res, err := v.schema.Validate(l)
-	if err != nil {
-		return fmt.Errorf("validate %s: %w", v.label(), err)
-	}
-	if res.Valid() {
-		return nil
-	}
-	return newValidationError(v.name, v.profile, res.Errors())
 }
 
 // Violation is one way a document breaks its schema.
@@ -175,16 +171,31 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("does not match schema %s (profile %s): %s", e.Schema, e.Profile, strings.Join(lines, "; "))
 }
 
-func newValidationError(schema string, profile Profile, errs []gojsonschema.ResultError) *ValidationError {
+func newValidationError(schema string, profile Profile, errs []located) *ValidationError {
 	out := &ValidationError{Schema: schema, Profile: profile}
 	seen := map[string]bool{}
-	for _, re := range errs {
-		path := contextPointer(re.Context())
+	// A property name that breaks propertyNames (a keyed exclusive group's
+	// member beside another) is reported twice: as invalid_property_name,
+	// which names the property, and as the name's own violation (enum) at
+	// the object, which reads as if the object were that name. Only the
+	// first is kept.
+	badNames := map[string]bool{}
+	for _, l := range errs {
+		if prop, ok := l.err.Details()["property"].(string); ok && l.err.Type() == "invalid_property_name" {
+			badNames[l.path()+"\x00"+prop] = true
+		}
+	}
+	for _, l := range errs {
+		re := l.err
+		path := l.path()
+		if name, ok := re.Value().(string); ok && re.Type() != "invalid_property_name" && badNames[path+"\x00"+name] {
+			continue
+		}
 		rule := re.Type()
-		msg := re.Description()
+		msg := l.description()
 		var value any = re.Value()
 		switch rule {
-		case "required", "additional_property_not_allowed":
+		case "required", "additional_property_not_allowed", "invalid_property_name":
 			if prop, ok := re.Details()["property"].(string); ok {
 				path += "/" + escapePointer(prop)
 				value = nil
@@ -206,7 +217,12 @@ func newValidationError(schema string, profile Profile, errs []gojsonschema.Resu
 		if a.Path != b.Path {
 			return a.Path < b.Path
 		}
-		return a.Rule < b.Rule
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		// gojsonschema reports some rules (dependencies) in the
+		// document's map order: the message decides.
+		return a.Message < b.Message
 	})
 	return out
 }

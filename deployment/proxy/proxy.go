@@ -491,7 +491,8 @@ func validate(ex *exchange, status int, body []byte) []Finding {
 // profile, as the mock writes it, and only when that fails in the spec
 // profile too, to label each violation with the profile it breaks: Spec
 // when the spec profile rejects the same thing (same path and rule),
-// Reference otherwise. It returns false when the body is not JSON.
+// Reference otherwise. It returns false when the body is not JSON. A page's
+// records are checked on every core (schemas.Validator.Validate).
 func schemaFindings(schema string, body []byte) ([]Finding, bool) {
 	err := schemas.MustLoad(schema).Validate(body)
 	if err == nil {

@@ -575,7 +575,8 @@ func (r *recorder) getOnce(ctx context.Context, u string) (*response, error) {
 	return &response{url: u, status: resp.StatusCode, header: resp.Header, body: body}, nil
 }
 
-// validate checks a body against a schema and records the violations.
+// validate checks a body against a schema and records the violations. A
+// page's records are checked on every core (schemas.Validator.Validate).
 func (r *recorder) validate(listing, schema string, resp *response) {
 	err := schemas.MustLoad(schema).Validate(resp.body)
 	if err == nil {

@@ -58,7 +58,7 @@ step "openapi-typescript, tsc --strict, the walk against the mock"
 server=$!
 url=
 for _ in $(seq 1 100); do
-	url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$work/serve.out" || true)
+	url=$(grep -o -m 1 'http://127\.0\.0\.1:[0-9]*' "$work/serve.out" | head -n 1 || true)
 	if [ -n "$url" ] && grep -q 'transactions [0-9]' "$work/serve.out"; then break; fi
 	sleep 0.1
 done

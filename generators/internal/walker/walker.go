@@ -586,6 +586,9 @@ func (c *Walker) satisfies(n *schemas.Node, v *Value) bool {
 	for n.Ref != nil {
 		n = n.Ref
 	}
+	if n.False {
+		return false
+	}
 	if len(n.Types) > 0 && !typeMatches(n.Types, v) {
 		return false
 	}
@@ -629,6 +632,18 @@ func (c *Walker) satisfies(n *schemas.Node, v *Value) bool {
 		}
 		for _, p := range n.Properties {
 			if pv, ok := v.get(p.Name); ok && !c.satisfies(p.Schema, pv) {
+				return false
+			}
+		}
+		if n.PropertyNames != nil {
+			for i := range v.obj {
+				if name := str(v.obj[i].name); !c.satisfies(n.PropertyNames, &name) {
+					return false
+				}
+			}
+		}
+		for _, d := range n.Dependencies {
+			if _, ok := v.get(d.Name); ok && !c.satisfies(d.Schema, v) {
 				return false
 			}
 		}

@@ -1,0 +1,381 @@
+package schemas_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/chaindata/harness/generators/world"
+	"github.com/chaindata/harness/schemas"
+)
+
+// beforeDir holds the schema files as they were before the command kind and
+// the proposal change kind were written keyed (README, "Conventions"): the
+// oneOf of one required property per kind that validators tried in turn.
+// TestVerdictsBeforeAndAfter holds that every rule they enforced still
+// holds, and no other.
+const beforeDir = "testdata/verdicts/before"
+
+// verdictDoc is one document of the verdict corpus.
+type verdictDoc struct {
+	schema string // the definition it is checked against
+	from   string // how it was made, for failure messages and counts
+	doc    []byte
+}
+
+// TestVerdictsBeforeAndAfter gives every document of a corpus, valid and
+// broken, to four validators, which must agree on every verdict:
+//
+//   - the harness validator (gojsonschema) over the embedded files;
+//   - gojsonschema over the files as they were before (beforeDir);
+//   - the same two in the Spec profile, derived from each set of files;
+//   - github.com/santhosh-tekuri/jsonschema/v6, a second, independent
+//     draft-07 implementation, over the embedded files;
+//   - with HARNESS_SCHEMA_CORPUS (make check-export), ajv and Python's
+//     jsonschema over the bundled files, later, from the corpus written.
+//
+// The corpus: the transactions of a generated world (valid), every example (valid), and, from
+// the examples and a sample of the transactions, every site broken each
+// way the example tests break it (an unknown property, a wrong type, a
+// misspelt enumeration value), removed and set to null; and at every
+// exclusive group (the command kind, the change kind, every oneOf) no
+// member, a second member, every member, an unknown member and a null
+// member; and transactions whose type names another kind.
+func TestVerdictsBeforeAndAfter(t *testing.T) {
+	corpus := verdictCorpus(t)
+	// Under the race detector, which slows gojsonschema tenfold, every
+	// valid document and one broken document in four.
+	stride := 1
+	if raceEnabled {
+		stride = 4
+		var kept []verdictDoc
+		for i, d := range corpus {
+			if !strings.Contains(d.from, ":") || i%stride == 0 {
+				kept = append(kept, d)
+			}
+		}
+		corpus = kept
+	}
+	before := map[schemas.Profile]*schemas.FilesValidator{}
+	for _, p := range schemas.Profiles() {
+		fv, err := schemas.LoadFiles(beforeFiles(t), p)
+		if err != nil {
+			t.Fatalf("files before (profile %s): %v", p, err)
+		}
+		before[p] = fv
+	}
+	other := newSecondValidator(t)
+	counts := &tally{n: map[string]int{}}
+	const shards = 4
+	for shard := range shards {
+		t.Run("shard", func(t *testing.T) {
+			t.Parallel()
+			for i := shard; i < len(corpus); i += shards {
+				d := corpus[i]
+				verdicts := map[string]bool{}
+				for _, p := range schemas.Profiles() {
+					now := schemas.Validate(d.schema, p, d.doc) == nil
+					was, err := before[p].Valid(d.schema, d.doc)
+					if err != nil {
+						t.Fatalf("%s: %v", d.from, err)
+					}
+					verdicts["now, "+string(p)] = now
+					verdicts["before, "+string(p)] = was
+				}
+				verdicts["santhosh-tekuri, reference"] = other.valid(t, d.schema, d.doc)
+				ref := verdicts["now, reference"]
+				// make check-export gives the corpus to ajv and Python's
+				// jsonschema too.
+				recordCorpus(t, schemas.MustLoad(d.schema), d.doc, ref)
+				if verdicts["before, reference"] != ref || verdicts["santhosh-tekuri, reference"] != ref ||
+					verdicts["now, spec"] != verdicts["before, spec"] {
+					t.Errorf("%s: %s %.300s: verdicts differ: %v", d.from, d.schema, d.doc, verdicts)
+				}
+				kind, _, _ := strings.Cut(d.from, ":")
+				if ref {
+					counts.add("valid", 1)
+					counts.add("valid "+kind, 1)
+				} else {
+					counts.add("invalid", 1)
+					counts.add("invalid "+kind, 1)
+				}
+			}
+		})
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			return
+		}
+		// The corpus must hold what the test says it holds.
+		for name, least := range map[string]int{
+			"valid": 1500, "invalid": 4000,
+			"valid generated transaction": 1500, "valid example": 150,
+			"invalid no member": 100, "invalid second member": 500, "invalid every member": 100,
+			"invalid unknown member": 100, "invalid null member": 100, "invalid type of another kind": 100,
+			"invalid command not an object": 10, "invalid removed": 300, "invalid wrongly typed value": 500,
+			"invalid misspelt enum value": 50, "invalid unknown property in a closed object": 150, "invalid null": 300,
+		} {
+			if strings.HasPrefix(name, "invalid") {
+				least /= stride
+			}
+			if got := counts.get(name); got < least {
+				t.Errorf("%d documents %s, want at least %d", got, name, least)
+			}
+		}
+		t.Logf("%d documents valid, %d invalid: one verdict from each validator", counts.get("valid"), counts.get("invalid"))
+		for _, k := range sortedTally(counts) {
+			t.Logf("%6d %s", counts.get(k), k)
+		}
+	})
+}
+
+// beforeFiles reads the schema files of beforeDir, by file name.
+func beforeFiles(t testing.TB) map[string][]byte {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(beforeDir, "*.json"))
+	if err != nil || len(paths) != len(schemas.Files()) {
+		t.Fatalf("%s: %d files (%v), want %d", beforeDir, len(paths), err, len(schemas.Files()))
+	}
+	out := map[string][]byte{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(p)] = data
+	}
+	return out
+}
+
+// secondValidator is santhosh-tekuri/jsonschema over the embedded files.
+type secondValidator struct {
+	mu       sync.Mutex
+	compiler *jsonschema.Compiler
+	compiled map[string]*jsonschema.Schema
+}
+
+func newSecondValidator(t testing.TB) *secondValidator {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft7)
+	for _, name := range schemas.Files() {
+		data, err := schemas.File(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := c.AddResource(schemas.BaseURL+name, doc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	return &secondValidator{compiler: c, compiled: map[string]*jsonschema.Schema{}}
+}
+
+func (s *secondValidator) valid(t testing.TB, name string, doc []byte) bool {
+	t.Helper()
+	s.mu.Lock()
+	sch, ok := s.compiled[name]
+	if !ok {
+		file, err := schemas.FileOf(name)
+		if err != nil {
+			s.mu.Unlock()
+			t.Fatal(err)
+		}
+		sch, err = s.compiler.Compile(schemas.BaseURL + file + "#/definitions/" + name)
+		if err != nil {
+			s.mu.Unlock()
+			t.Fatalf("santhosh-tekuri/jsonschema: compile %s: %v", name, err)
+		}
+		s.compiled[name] = sch
+	}
+	s.mu.Unlock()
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		t.Fatalf("%s: %v", doc, err)
+	}
+	return sch.Validate(v) == nil
+}
+
+// verdictCorpus builds the corpus TestVerdictsBeforeAndAfter checks.
+func verdictCorpus(t *testing.T) []verdictDoc {
+	t.Helper()
+	var out []verdictDoc
+	add := func(schema, from string, doc []byte) {
+		out = append(out, verdictDoc{schema: schema, from: from, doc: doc})
+	}
+	// Valid: what the generators make.
+	w, err := world.Generate(world.Options{Seed: 5, Scale: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txs []any
+	sampled := map[string]int{}
+	for i := range w.Transactions {
+		raw := w.Transactions[i].JSON
+		add("Transaction", "generated transaction", raw)
+		doc, err := decodeJSON(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A sample to break: the first transactions of each type.
+		typ, _ := doc.(map[string]any)["type"].(string)
+		if sampled[typ] < 1 {
+			sampled[typ]++
+			txs = append(txs, doc)
+		}
+	}
+	// Valid: the examples; and the documents to break.
+	type base struct {
+		schema, from string
+		doc          any
+	}
+	var bases []base
+	for _, ex := range examples(t) {
+		add(ex.def, "example", ex.raw)
+		bases = append(bases, base{ex.def, ex.file, ex.doc})
+	}
+	// The definitions whose rules were rewritten, and those holding them:
+	// their sites are broken every way; elsewhere only the exclusive
+	// groups are (the example tests break every site of every example).
+	everyWay := map[string]bool{"Transaction": true, "Command": true, "ProposalChange": true, "BatchProposalTerms": true}
+	for i, tx := range txs {
+		bases = append(bases, base{"Transaction", "transaction " + string(rune('A'+i%26)), tx})
+	}
+	memberValues := exampleMemberValues(t)
+	types := txTypesByKind()
+	for _, b := range bases {
+		var sites []site
+		walkDoc(schemas.MustLookup(b.schema), b.doc, "", func(s site) { sites = append(sites, s) })
+		broken := func(kind, path string, doc any) {
+			add(b.schema, kind+": "+b.from+" at "+path, encodeJSON(t, doc))
+		}
+		for _, s := range sites {
+			if everyWay[b.schema] {
+				for _, m := range mutations {
+					if v, ok := m.apply(s); ok {
+						broken(m.name, s.path, setAt(t, b.doc, s.path, v))
+					}
+				}
+				if s.path != "" {
+					broken("null", s.path, setAt(t, b.doc, s.path, nil))
+					if parent := s.path[:strings.LastIndex(s.path, "/")]; isObjectAt(b.doc, parent) {
+						broken("removed", s.path, deleteAt(t, b.doc, s.path))
+					}
+				}
+			}
+			obj, ok := s.value.(map[string]any)
+			group := s.schema.ExclusiveGroup()
+			if !ok || group == nil {
+				continue
+			}
+			present := ""
+			for _, m := range group {
+				if _, ok := obj[m]; ok {
+					present = m
+				}
+			}
+			edit := func(kind string, f func(o map[string]any)) {
+				o := cloneJSON(obj).(map[string]any)
+				f(o)
+				broken(kind, s.path, setAt(t, b.doc, s.path, o))
+			}
+			valueOf := func(m string) any {
+				if v, ok := memberValues[s.schema.Name+"."+m]; ok {
+					return cloneJSON(v)
+				}
+				return map[string]any{}
+			}
+			if present != "" {
+				edit("no member", func(o map[string]any) { delete(o, present) })
+				edit("unknown member", func(o map[string]any) { o["unknownKind"] = o[present]; delete(o, present) })
+				edit("null member", func(o map[string]any) { o[present] = nil })
+			}
+			for i, m := range group {
+				if m == present {
+					continue
+				}
+				// Each other member beside the one present (or alone,
+				// when none is).
+				edit("second member", func(o map[string]any) { o[m] = valueOf(m) })
+				if present == "" && i > 0 {
+					edit("second member", func(o map[string]any) { o[m] = valueOf(m); o[group[0]] = valueOf(group[0]) })
+				}
+			}
+			edit("every member", func(o map[string]any) {
+				for _, m := range group {
+					o[m] = valueOf(m)
+				}
+			})
+		}
+		if b.schema == "Transaction" {
+			tx := b.doc.(map[string]any)
+			for _, typ := range types {
+				if typ != tx["type"] {
+					broken("type of another kind", "/type", setAt(t, b.doc, "/type", typ))
+				}
+			}
+			broken("command not an object", "/command", setAt(t, b.doc, "/command", "orderSubmission"))
+		}
+	}
+	return out
+}
+
+// isObjectAt reports whether the value at path in doc is an object.
+func isObjectAt(doc any, path string) bool {
+	cur := doc
+	for _, tok := range pointerTokens(path) {
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[tok]
+		case []any:
+			return false // not needed deeper than the examples go
+		default:
+			return false
+		}
+	}
+	_, ok := cur.(map[string]any)
+	return ok
+}
+
+// exampleMemberValues returns, by "Definition.member", the value the
+// example of that member of an exclusive group gives it.
+func exampleMemberValues(t *testing.T) map[string]any {
+	out := map[string]any{}
+	for _, ex := range examples(t) {
+		if obj, ok := ex.doc.(map[string]any); ok && ex.variant != "" {
+			if v, ok := obj[ex.variant]; ok {
+				out[ex.def+"."+ex.variant] = v
+			}
+		}
+	}
+	return out
+}
+
+// txTypesByKind returns the transaction types the schemas tie to a command
+// kind, sorted.
+func txTypesByKind() []string {
+	var out []string
+	for _, k := range detailedCommandKinds {
+		out = append(out, k.txType)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedTally(c *tally) []string {
+	var out []string
+	for k := range c.n {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
