@@ -13,6 +13,8 @@ import (
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver/store"
+
+	"github.com/chaindata/harness/mockserver/warnings"
 )
 
 // journalServer starts a server of a new store of w, with the control API
@@ -349,7 +351,7 @@ func TestJournalBoundsWhatItKeeps(t *testing.T) {
 	}
 	start := time.Now()
 	r := s.get(t, "/transactions", strings.Join(many, "&")+"&x="+strings.Repeat(",", 200_000))
-	if d := time.Since(start); r.status != 200 || d > 10*time.Second || len(r.header.Values(WarningHeader)) != maxWarnings+1 {
+	if d := time.Since(start); r.status != 200 || d > 10*time.Second || len(r.header.Values(WarningHeader)) != warnings.MaxFindings+1 {
 		t.Errorf("status %d, %d findings in %v", r.status, len(r.header.Values(WarningHeader)), d)
 	}
 	for _, got := range srv.Requests(RequestFilter{}) {

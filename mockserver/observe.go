@@ -253,7 +253,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		o.id = s.journal.reserve()
 		listing, known := s.listingOf[r.URL.Path]
 		o.listing = listing
-		o.note.query, o.warnings = s.warningsOf(r, listing, known)
+		o.note.query, o.warnings = s.warn.Of(r, listing, known)
 		h := w.Header()
 		for _, text := range o.warnings {
 			h.Add(WarningHeader, text)

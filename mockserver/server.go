@@ -13,6 +13,7 @@ import (
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/mockserver/faults"
 	"github.com/chaindata/harness/mockserver/store"
+	"github.com/chaindata/harness/mockserver/warnings"
 )
 
 // Config holds the server's settings. The zero value of each field means its
@@ -151,10 +152,12 @@ type Server struct {
 	handler http.Handler
 	bufs    sync.Pool
 	// journal keeps the requests received (journal.go); listingOf names
-	// the listing of each path served, paths lists them (warnings.go).
+	// the listing of each path served, paths lists them; warn finds what
+	// a request reads differently from what its client likely meant.
 	journal   *journal
 	listingOf map[string]string
 	paths     []string
+	warn      *warnings.Checker
 }
 
 // New returns a server of store configured by cfg. It panics when cfg.Chain
@@ -196,6 +199,10 @@ func newServer(cfg Config, st *store.Store, observed bool) *Server {
 		s.paths = append(s.paths, l.path)
 	}
 	s.listingOf = listingOf
+	s.warn = &warnings.Checker{
+		MaxPageSize: s.cfg.MaxPageSize, TxMaxPageSize: s.cfg.TxMaxPageSize, TxDefaultPageSize: s.cfg.TxDefaultPageSize,
+		EpochWindow: s.cfg.EpochWindow, Strict: s.cfg.Strict, Paths: s.paths, CommandTypes: s.servedTypes,
+	}
 	mux.HandleFunc("/", s.unknownPath)
 
 	s.faults = faults.New(faults.Options{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/mockserver/store"
+	"github.com/chaindata/harness/mockserver/warnings"
 )
 
 // Walks: the journal read as clients' walks through the listings. Each
@@ -568,7 +569,7 @@ func walkProblems(w *Walk) []string {
 		if c.IssuedBy != 0 {
 			from = fmt.Sprintf("request %d of another walk issued it", c.IssuedBy)
 		}
-		p = append(p, fmt.Sprintf("request %d carried a cursor no earlier page of the walk issued (%s): %s", c.Request, from, warnValue(c.Cursor)))
+		p = append(p, fmt.Sprintf("request %d carried a cursor no earlier page of the walk issued (%s): %s", c.Request, from, warnings.Quote(c.Cursor)))
 	}
 	for _, r := range w.PagesAskedTwice {
 		p = append(p, fmt.Sprintf("request %d asked again for the page of request %d", r.Request, r.First))
@@ -679,4 +680,62 @@ func toInt32(x []int) []int32 {
 		out[i] = int32(v)
 	}
 	return out
+}
+
+// cursorRow returns the store index of the row a cursor of listing names,
+// when a row has that key.
+func (s *Server) cursorRow(listing, c string) (row int, found bool) {
+	s.store.Read(func(st store.Reader) { row, found = cursorRowIn(st, listing, c) })
+	return row, found
+}
+
+// cursorRowIn is cursorRow within a read of the store.
+func cursorRowIn(st store.Reader, listing, c string) (int, bool) {
+	switch listing {
+	case records.ListingGames:
+		k, err := records.ParseGameCursor(c)
+		if err != nil {
+			return 0, false
+		}
+		return slices.BinarySearchFunc(st.GameKeys(), k, records.GameKey.Compare)
+	case records.ListingSnapshots:
+		k, err := records.ParseSnapshotCursor(c)
+		if err != nil {
+			return 0, false
+		}
+		return slices.BinarySearchFunc(st.SnapshotKeys(), k, func(a, b records.SnapshotKey) int { return cmpUint(a.BlockHeight, b.BlockHeight) })
+	case records.ListingKeyRotations:
+		k, err := records.ParseRotationCursor(c)
+		if err != nil {
+			return 0, false
+		}
+		return slices.BinarySearchFunc(st.RotationKeys(), k, records.RotationKey.Compare)
+	case records.ListingNetworkParameters:
+		k, err := records.ParseParameterCursor(c)
+		if err != nil {
+			return 0, false
+		}
+		return slices.BinarySearch(st.ParameterKeys(), k.Key)
+	case records.ListingTransactions:
+		k, err := records.ParseTxCursor(c)
+		if err != nil {
+			return 0, false
+		}
+		return slices.BinarySearchFunc(st.TxKeys(), k, func(a, b records.TxKey) int {
+			switch {
+			case a.Less(b):
+				return -1
+			case b.Less(a):
+				return 1
+			}
+			return 0
+		})
+	}
+	return 0, false
+}
+
+// httpRequest makes a GET of path and query for a handler called within
+// the mock.
+func httpRequest(p, rawQuery string) *http.Request {
+	return &http.Request{Method: http.MethodGet, URL: &url.URL{Path: p, RawQuery: rawQuery}, Header: http.Header{}}
 }

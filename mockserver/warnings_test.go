@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/chaindata/harness/mockserver/warnings"
 )
 
 // warningCase is a request and the findings its answer must carry.
@@ -190,7 +192,7 @@ func TestWindowCutWarning(t *testing.T) {
 }
 
 // TestWarningsBounded checks a query of many unknown keys draws at most
-// maxWarnings findings and a count of the rest, each short.
+// warnings.MaxFindings findings and a count of the rest, each short.
 func TestWarningsBounded(t *testing.T) {
 	t.Parallel()
 	s := serve(t, Config{}, genWorld(t))
@@ -200,7 +202,7 @@ func TestWarningsBounded(t *testing.T) {
 	}
 	r := s.get(t, "/api/v2/snapshots", strings.Join(q, "&"))
 	got := r.header.Values(WarningHeader)
-	if len(got) != maxWarnings+1 || got[maxWarnings] != fmt.Sprintf("and %d more findings", 500-maxWarnings) {
+	if len(got) != warnings.MaxFindings+1 || got[warnings.MaxFindings] != fmt.Sprintf("and %d more findings", 500-warnings.MaxFindings) {
 		t.Fatalf("%d findings: %q", len(got), got)
 	}
 	for _, f := range got {
@@ -223,28 +225,6 @@ func TestWarningsLoggedAndExposed(t *testing.T) {
 	for _, want := range []string{`warning="unknown parameter \"epochfrom\" ignored`, `warning="unknown parameter \"first\" ignored`} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the log does not hold %s:\n%s", want, log.String())
-		}
-	}
-}
-
-// TestCursorListing checks whose cursor a cursor looks like.
-func TestCursorListing(t *testing.T) {
-	t.Parallel()
-	w := genWorld(t)
-	tests := []struct{ cursor, want string }{
-		{w.Games[0].Cursor(), "games"},
-		{w.Snapshots[0].Cursor(), "snapshots"},
-		{w.KeyRotations[0].Cursor(), "keyrotations"},
-		{w.NetworkParameters[0].Cursor(), "networkparameters"},
-		{w.Transactions[0].Cursor(), "transactions"},
-		{"12.", ""},
-		{"not base64!", ""},
-		{"eyJ4IjoxfQ==", ""}, // {"x":1}
-		{"", ""},
-	}
-	for _, tc := range tests {
-		if got := cursorListing(tc.cursor); got != tc.want {
-			t.Errorf("cursorListing(%q) = %q, want %q", tc.cursor, got, tc.want)
 		}
 	}
 }
