@@ -1,7 +1,9 @@
 package main
 
-// Every relative link of the docs leads to a file of the repository and,
-// for a #fragment, to a heading of that file. No page of docs/ is left
+// The README is the project's front page and the reference lives in docs/:
+// these tests hold the README to its length and to its two key commands,
+// and every relative link of the docs to a file of the repository and, for
+// a #fragment, to a heading of that file. No page of docs/ is left
 // unreachable from the README, and no page names a Markdown file the
 // repository does not hold.
 
@@ -19,6 +21,53 @@ import (
 	"testing/fstest"
 	"unicode"
 )
+
+// readmeMaxLines is the most lines README.md may have.
+const readmeMaxLines = 300
+
+// readmeCommands are the commands README.md must show in a shell block:
+// the one that runs the main job (the mock, with no flags) and the one that
+// runs every test (.ci/run runs it).
+var readmeCommands = []string{"go run ./cmd/harness serve", "make test"}
+
+// TestREADMEIsAFrontPage holds README.md to readmeMaxLines lines and to its
+// two key commands.
+func TestREADMEIsAFrontPage(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(moduleRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	if n := lineCount(text); n > readmeMaxLines {
+		t.Errorf("README.md has %d lines, more than %d: move reference material to a page of docs/ and link to it", n, readmeMaxLines)
+	}
+	blocks, err := parseBlocks("README.md", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range readmeCommands {
+		found := false
+		for _, b := range blocks {
+			if b.shell() && slices.ContainsFunc(shellCommands(b.body), func(c string) bool {
+				return c == want || strings.HasPrefix(c, want+" ")
+			}) {
+				found = true
+			}
+		}
+		if !found && !strings.Contains(text, "`"+want+"`") {
+			t.Errorf("README.md does not give the command %q", want)
+		}
+	}
+}
+
+// lineCount counts the lines of a text, a last line without a newline too.
+func lineCount(text string) int {
+	n := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		n++
+	}
+	return n
+}
 
 // TestDocLinks checks every relative link and #anchor of the docs, that
 // every page of docs/ is reachable from README.md, and that the Markdown
@@ -442,5 +491,11 @@ func TestDocLinkRules(t *testing.T) {
 		if got := githubAnchor(heading); got != want {
 			t.Errorf("githubAnchor(%q) = %q, want %q", heading, got, want)
 		}
+	}
+	if got := lineCount("a\nb\n"); got != 2 {
+		t.Errorf("lineCount of two lines = %d", got)
+	}
+	if got := lineCount("a\nb"); got != 2 {
+		t.Errorf("lineCount of two lines, the last without a newline = %d", got)
 	}
 }
