@@ -12,8 +12,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// Citation is the spec text a MUST rule rests on: a section of
-// chain-data-query-api.md and a short quote from it.
+// Citation is the spec text a MUST rule rests on: a section of the API's
+// spec and a short quote from it.
 type Citation struct {
 	Section string
 	Quote   string

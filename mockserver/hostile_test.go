@@ -243,7 +243,7 @@ func requestOfSize(t *testing.T, n int) string {
 // TestHeaderLimit checks a request line and header block over
 // Config.MaxHeaderBytes is answered 431 with the error body, one at the limit
 // is served, and beyond the http.Server's MaxHeaderBytes net/http answers a
-// plain 431 itself (the README says so).
+// plain 431 itself (docs/serve.md says so).
 func TestHeaderLimit(t *testing.T) {
 	t.Parallel()
 	for _, limit := range []int{4096, DefaultMaxHeaderBytes} {
@@ -275,7 +275,7 @@ func TestHeaderLimit(t *testing.T) {
 				}
 				if !tc.json {
 					if ct := h.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
-						t.Errorf("%d bytes: Content-Type %q: net/http's own answer changed; update the README", tc.size, ct)
+						t.Errorf("%d bytes: Content-Type %q: net/http's own answer changed; update docs/serve.md", tc.size, ct)
 					}
 					return
 				}

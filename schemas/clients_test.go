@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -21,8 +22,8 @@ import (
 
 // The client generators the export is proven with, pinned by version and
 // fetched through the Go module proxy by go run. They are not dependencies
-// of the harness: they run in a temporary module of their own. README.md
-// ("Generate a client") gives the same commands; a test compares them.
+// of the harness: they run in a temporary module of their own.
+// docs/clients.md gives the same commands; a test compares them.
 const (
 	oapiCodegenTool = "github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2"
 	ogenTool        = "github.com/ogen-go/ogen/cmd/ogen@v1.24.0"
@@ -139,21 +140,25 @@ func TestGeneratedClientsWalkEveryListing(t *testing.T) {
 	}
 }
 
-// TestREADMEGeneratesClientsAsTheTestDoes keeps the commands README.md gives
-// for generating Go clients the ones the generated-client test runs.
+// clientsPage is the page of the docs that shows how to generate a client.
+const clientsPage = "docs/clients.md"
+
+// TestREADMEGeneratesClientsAsTheTestDoes keeps the commands the docs give
+// (clientsPage, which the README links to) for generating Go clients the ones
+// the generated-client test runs.
 func TestREADMEGeneratesClientsAsTheTestDoes(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	page, err := os.ReadFile("../" + clientsPage)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, cmd := range clientCommands {
 		line := strings.Join(cmd, " ")
-		if !bytes.Contains(readme, []byte(line)) {
-			t.Errorf("README.md does not give the command the test runs:\n%s", line)
+		if !bytes.Contains(page, []byte(line)) {
+			t.Errorf("%s does not give the command the test runs:\n%s", clientsPage, line)
 		}
 	}
-	if !bytes.Contains(readme, []byte("## Generate a client")) {
-		t.Error(`README.md has no "Generate a client" section`)
+	if !regexp.MustCompile(`(?m)^# Generate a client$`).Match(page) {
+		t.Errorf(`%s has no "Generate a client" heading`, clientsPage)
 	}
 }
 

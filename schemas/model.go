@@ -63,8 +63,9 @@ type Node struct {
 
 	// SpecFields holds the keyword x-spec-fields: the names of the
 	// properties the spec shows for this object, in file order. Properties
-	// not listed are the harness's own reading (DESIGN.md, the real
-	// network) and the spec profile treats them as unknown. HasSpecFields
+	// not listed are the harness's own reading (where the spec says "not
+	// shown", what the real network writes) and the spec profile treats
+	// them as unknown. HasSpecFields
 	// is true when the keyword is present, even as an empty list.
 	SpecFields    []string
 	HasSpecFields bool

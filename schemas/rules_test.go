@@ -165,7 +165,7 @@ func TestDispatchStrategyRules(t *testing.T) {
 }
 
 // detailedCommandKinds maps each command kind whose shape the harness
-// inspects to the transaction type the block explorer gives it (DESIGN.md).
+// inspects to the transaction type the block explorer gives it.
 var detailedCommandKinds = []struct{ kind, txType string }{
 	{"amendAmm", "Amend AMM"},
 	{"announceNode", "Register New Node"},

@@ -10,7 +10,7 @@ import (
 // Where a field comes from.
 const (
 	fromSpec   = "spec"   // the spec's tables and prose
-	fromDesign = "design" // a decision of DESIGN.md where the spec says "not shown"
+	fromDesign = "design" // the harness's decision where the spec says "not shown"
 	fromNode   = "node"   // the real network's node, beyond what the spec shows
 )
 
@@ -765,7 +765,7 @@ func TestEnumsFileHoldsExactlyTheSpecEnumerations(t *testing.T) {
 
 func TestTxVersion(t *testing.T) {
 	// TxVersion is the block explorer's, not the spec's: it lives beside the
-	// transaction, and the explorer writes TX_VERSION_V3 (DESIGN.md).
+	// transaction, and the explorer writes TX_VERSION_V3.
 	n := schemas.MustLookup("TxVersion")
 	if n.File != "transactions.json" {
 		t.Errorf("TxVersion is in %s, want transactions.json", n.File)

@@ -24,7 +24,7 @@ type curlCase struct {
 
 // TestServeControlRefusesOtherOrigins sends harness serve's control API,
 // with curl, the cross-origin request and its kin (refused), and
-// the README's calls (served), with and without --control-token.
+// the calls of docs/serve.md (served), with and without --control-token.
 func TestServeControlRefusesOtherOrigins(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("no curl on PATH")

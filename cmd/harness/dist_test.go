@@ -54,7 +54,7 @@ func runMake(t *testing.T, timeout time.Duration, args ...string) string {
 }
 
 // TestDist builds one release binary with make dist, for a platform other
-// than this one, and checks what the README promises of it: its name, its
+// than this one, and checks what docs/install.md promises of it: its name, its
 // checksum in SHA256SUMS, a static build without local paths or symbols,
 // and the version stamped in. That make dist builds every platform, with
 // the version of git describe, is checked on the recipe (make -n).

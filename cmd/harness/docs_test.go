@@ -15,7 +15,7 @@ package main
 // command doc (each call runs the next one), and checks what they did with
 // testscript's own commands (stdout, exists, cmp, ...) and with cmpdoc, which
 // compares the example's output block with what the last command printed.
-// See the README's Development section.
+// See docs/development.md, "The examples in the docs are tests".
 
 import (
 	"bufio"

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// TestExitCodes holds every subcommand to the one rule the README states:
+// TestExitCodes holds every subcommand to the one rule docs/commands.md states:
 // 0 success, 1 the command ran and found a problem, 2 a wrong command line
 // (an unknown schema name included). It runs the built binary, so the codes
 // are the ones a shell sees.

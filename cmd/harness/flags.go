@@ -79,7 +79,7 @@ func flagMistake(fs *flag.FlagSet, err error) string {
 	return msg
 }
 
-// dashed writes a flag's name as the README does: -v for one letter,
+// dashed writes a flag's name as the docs do: -v for one letter,
 // --addr for more.
 func dashed(name string) string {
 	if len(name) == 1 {

@@ -18,7 +18,8 @@ import (
 // defect is a server with one deliberate fault and the rule that must catch
 // it.
 type defect struct {
-	// name is the defect's name in test output and the README table.
+	// name is the defect's name in test output and the table of
+	// docs/conformance-selftest.md.
 	name string
 	// what says what the server does wrong.
 	what string

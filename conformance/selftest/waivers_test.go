@@ -17,9 +17,9 @@ import (
 var realNetworkWaivers = filepath.Join("..", "..", "docs", "waivers-real-network.yaml")
 
 // realNetwork is the mock with the real network's known departures from
-// the spec (DESIGN.md): a window asked for with both ends may span 31
-// epochs (its defaults keep the spec's 30), and games paged backwards are
-// answered with a 500.
+// the spec (docs/waivers-real-network.yaml explains each): a window asked
+// for with both ends may span 31 epochs (its defaults keep the spec's 30),
+// and games paged backwards are answered with a 500.
 var realNetwork = defect{
 	name: "real-network", listing: "games", area: "pagination",
 	what: "the real network's known departures: 31-epoch windows, games backward paging answered 500",

@@ -291,7 +291,8 @@ func (s *Store) addGame(g *records.Game) error {
 }
 
 // gameEpochs sets the epochs from the games: the latest epoch is the
-// newest epoch in the data (DESIGN.md).
+// newest epoch in the data (docs/behaviour.md, "Games": L of the epoch
+// window).
 func (s *Store) gameEpochs() {
 	if n := len(s.gameKeys); n > 0 {
 		s.firstEpoch, s.latestEpoch = s.gameKeys[0].Epoch, s.gameKeys[n-1].Epoch

@@ -6,8 +6,8 @@
 //
 // It is not built with the harness: the generated-client test
 // (schemas/clients_test.go) copies it into a temporary module beside the
-// two generated clients, and README.md ("Generate a client") shows it as an
-// example.
+// two generated clients, and docs/clients.md ("Generate a client") shows it
+// as an example.
 package main
 
 import (
