@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math/rand/v2"
 	"net/url"
 	"slices"
 	"strconv"
@@ -311,5 +312,73 @@ func TestGenerateCoversTheQuerySpace(t *testing.T) {
 	}
 	if got := Generate(tx, 1, 3); len(got) != 3 {
 		t.Errorf("a budget of 3 gave %d queries", len(got))
+	}
+}
+
+// TestFit checks the exact fits the generator makes: a count equal to the
+// rows the other parameters select when the spec decides so many, else a
+// cursor that leaves a page of at most the MUST count ending at the
+// listing's end (forwards) or starting at its start (backwards).
+func TestFit(t *testing.T) {
+	rows := snaps(50, 40, 30, 20, 10)
+	for _, tc := range []struct {
+		name      string
+		mustCount int
+		q         url.Values
+		want      string // the query after fit; "" when a cursor is drawn
+		cursor    string // the cursor parameter drawn, for want ""
+	}{
+		{"all rows within the MUST count", 10, q(pFirst, "1"), Canonical(q(pFirst, "5")), ""},
+		{"as many rows as the MUST count", 5, q(pLast, "2"), Canonical(q(pLast, "5")), ""},
+		{"an after given", 2, q(pFirst, "1", pAfter, "c40=="), Canonical(q(pFirst, "3", pAfter, "c40==")), ""},
+		{"a before given", 2, q(pLast, "1", pBefore, "c20=="), Canonical(q(pLast, "3", pBefore, "c20==")), ""},
+		{"first beyond the MUST count", 2, q(pFirst, "1"), "", pAfter},
+		{"last beyond the MUST count", 3, q(pLast, "1"), "", pBefore},
+		{"oldest first", 1, q(pFirst, "9", pNewest, "false"), "", pAfter},
+		{"no count", 1, q(pNewest, "false"), Canonical(q(pNewest, "false")), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(Snapshots, DefaultLimits, rows, nil, true).WithMustCount(tc.mustCount)
+			for seed := range uint64(20) {
+				g := &gen{m: m, rng: rand.New(rand.NewPCG(seed, 1)), seen: map[string]bool{}, rows: m.Rows()}
+				got := clone(tc.q)
+				g.fit(got)
+				if tc.want != "" {
+					if Canonical(got) != tc.want {
+						t.Fatalf("fit(%s) = %s, want %s", Describe(tc.q), Describe(got), tc.want)
+					}
+					continue
+				}
+				if !got.Has(tc.cursor) {
+					t.Fatalf("fit(%s) = %s: no %s", Describe(tc.q), Describe(got), tc.cursor)
+				}
+				e := m.Expect(got)
+				n, _ := strconv.Atoi(got.Get(map[string]string{pAfter: pFirst, pBefore: pLast}[tc.cursor]))
+				if n < 1 || n > tc.mustCount || len(e.Rows) != n {
+					t.Fatalf("fit(%s) = %s: count %d, %d rows, want 1 to %d and as many rows", Describe(tc.q), Describe(got), n, len(e.Rows), tc.mustCount)
+				}
+				// The page reaches the end the count runs toward.
+				if tc.cursor == pAfter && e.HasNext != False || tc.cursor == pBefore && e.HasPrev != False {
+					t.Fatalf("fit(%s) = %s: next %s previous %s, want the page at the listing's end", Describe(tc.q), Describe(got), e.HasNext, e.HasPrev)
+				}
+			}
+		})
+	}
+	// Two rows beyond a MUST count of one: a cursor, a page of one.
+	two := New(Snapshots, DefaultLimits, snaps(20, 10), nil, true).WithMustCount(1)
+	g2 := &gen{m: two, rng: rand.New(rand.NewPCG(3, 1)), seen: map[string]bool{}, rows: two.Rows()}
+	q2 := q(pFirst, "2")
+	g2.fit(q2)
+	if Canonical(q2) != Canonical(q(pFirst, "1", pAfter, "c20==")) {
+		t.Errorf("fit of two rows: %s, want first=1 after the newest", Describe(q2))
+	}
+	// The transaction listing has no cursors to fit with: the count alone.
+	txs := txRows("30.1 A p1", "20.1 A p1", "10.1 A p2")
+	m := New(Transactions, DefaultLimits, txs, nil, true).WithMustCount(1)
+	g := &gen{m: m, rng: rand.New(rand.NewPCG(1, 1)), seen: map[string]bool{}, rows: m.Rows()}
+	got := url.Values{"first": {"1"}}
+	g.fit(got)
+	if got.Get("first") != "3" || got.Has("after") || got.Has("before") {
+		t.Errorf("fit of transactions: %s, want first=3 alone", Describe(got))
 	}
 }
