@@ -154,6 +154,39 @@ func (ts *txState) mustPage(q url.Values) *page {
 	return p
 }
 
+// firstAloneAtItsMoment judges first=k alone on a chain that grew past
+// the walk by k rows or more, against the listing as it stood when it
+// answered: nothing is newer than the answer's newest row (first=1&after
+// it, asked at once, comes back empty; asked again while a block lands in
+// between), and the answer's other rows are the k-1 just older than its
+// newest (last=k-1&before it).
+func (ts *txState) firstAloneAtItsMoment(v *verdict, k int) {
+	GinkgoHelper()
+	for range 20 {
+		a := ts.mustPage(url.Values{"first": {strconv.Itoa(k)}})
+		if len(a.rows) == 0 {
+			v.add(a.ex, "0 rows, want %d", k)
+			return
+		}
+		newer := ts.mustPage(url.Values{"first": {"1"}, "after": {a.rows[0].cursor}})
+		if len(newer.rows) > 0 {
+			continue // a block landed in between: ask again
+		}
+		v.judged(len(a.rows))
+		if len(a.rows) != k {
+			v.add(a.ex, "%d rows, want %d", len(a.rows), k)
+		}
+		if k > 1 {
+			older := ts.mustPage(url.Values{"last": {strconv.Itoa(k - 1)}, "before": {a.rows[0].cursor}})
+			if d := diffPrefix("answer after its newest row", a.rows[1:], true,
+				fmt.Sprintf("rows just older than it (last=%d&before=%s)", k-1, a.rows[0].cursor), older.rows, true); d != "" {
+				v.add(a.ex, "%s", d)
+			}
+		}
+		return
+	}
+}
+
 // walkDown fetches first=size, then last=size&before=<oldest row> until a
 // page is short or the page bound is reached.
 func (ts *txState) walkDown(q url.Values) *walk {
@@ -310,6 +343,9 @@ func txPagingRules(ts *txState) {
 		v.judged(len(got))
 		if d := diffPrefix("answer", got, !arrived, ts.down.what, rows[:k], true); d != "" {
 			v.add(p.ex, "%s", d)
+		}
+		if len(got) == 0 && len(p.rows) > 0 {
+			ts.firstAloneAtItsMoment(v, k)
 		}
 		v.check()
 	})
