@@ -222,6 +222,16 @@ func TestShrink(t *testing.T) {
 	if Canonical(got) != "cmdTypes=A&first=1" {
 		t.Errorf("shrunk to %s", Canonical(got))
 	}
+	// Counts are halved, not only cut by one: a count far above where the
+	// difference starts comes near it within the budget.
+	from300 := func(q url.Values) (Difference, bool) {
+		n, _ := strconv.Atoi(q.Get(pFirst))
+		return Difference{Aspect: AspectRows}, n >= 300
+	}
+	got, _ = Shrink(q(pFirst, "100000"), Difference{Aspect: AspectRows}, from300)
+	if n, _ := strconv.Atoi(got.Get(pFirst)); n < 300 || n > 600 {
+		t.Errorf("a count of 100000 differing from 300 up shrunk to %s, want 300 to 600", Canonical(got))
+	}
 	// The steps are bounded.
 	calls := 0
 	always := func(q url.Values) (Difference, bool) { calls++; return Difference{Aspect: AspectStatus}, false }
