@@ -282,9 +282,9 @@ report-screenshot:
 		$(GO) test -count=1 -run '^TestHTMLReportInBrowser$$' -v ./conformance
 
 ## check-export: the OpenAPI export and the bundled schemas in the npm and
-## Python tools client developers use (Spectral, openapi-typescript and
-## tsc --strict, ajv, Python's jsonschema), pinned in tools/check-export;
-## needs node and npm, and python3 with jsonschema
+## Python tools client developers use (Spectral, Redocly, openapi-typescript
+## and tsc --strict, ajv, Python's jsonschema), pinned in tools/check-export;
+## needs node 20.19+ and npm, and python3 with jsonschema
 check-export: build
 	GO=$(GO) tools/check-export/check.sh $(BIN)
 

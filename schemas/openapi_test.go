@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -87,9 +88,11 @@ func loadOpenAPIRules(t *testing.T) *openapi3.T {
 }
 
 // unusedDefinitions are the palette's generic entries no listing uses, kept
-// for validating a bare value; an OpenAPI document lists only what its
-// operations use.
-var unusedDefinitions = map[string]bool{"Uint64": true, "Int64": true, "Decimal": true}
+// for validating a bare value, and the definitions only an x- extension
+// refers to (Url and CountryCode, in the x-any-of of OptionalUrl and
+// OptionalCountryCode), which the extension holds a copy of; an OpenAPI
+// document lists only what its operations use.
+var unusedDefinitions = map[string]bool{"Uint64": true, "Int64": true, "Decimal": true, "Url": true, "CountryCode": true}
 
 func TestOpenAPIValidates(t *testing.T) {
 	doc := loadOpenAPI(t)
@@ -243,7 +246,7 @@ func checkResponses(t *testing.T, op *openapi3.Operation, response string) {
 	for _, c := range []struct {
 		status string
 		schema string
-	}{{"200", response}, {"500", "Error"}, {"default", "Error"}} {
+	}{{"200", response}, {"400", "Error"}, {"500", "Error"}, {"default", "Error"}} {
 		r := op.Responses.Value(c.status)
 		if r == nil || r.Value == nil {
 			t.Errorf("no %s response", c.status)
@@ -439,4 +442,169 @@ func TestOpenAPISpecExtensions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOpenAPIErrorResponses checks, on the document as exported, that every
+// operation, whatever its path and method, declares 400, 500 and default
+// with the error body of spec 2.1 (the Error schema, through a response
+// component or inline), and none 404: the mock answers 404 only to a path
+// that is no operation's.
+func TestOpenAPIErrorResponses(t *testing.T) {
+	tree := exportTree(t)
+	components := tree["components"].(map[string]any)
+	responses, _ := components["responses"].(map[string]any)
+	paths := tree["paths"].(map[string]any)
+	if len(paths) == 0 {
+		t.Fatal("no paths")
+	}
+	ops := 0
+	for path, item := range paths {
+		for method, v := range item.(map[string]any) {
+			op, ok := v.(map[string]any)
+			if !ok || !isHTTPMethod(method) {
+				continue
+			}
+			ops++
+			declared, _ := op["responses"].(map[string]any)
+			for _, status := range []string{"400", "500", "default"} {
+				r, ok := declared[status].(map[string]any)
+				if !ok {
+					t.Errorf("%s %s: no %s response", method, path, status)
+					continue
+				}
+				if ref, ok := r["$ref"].(string); ok {
+					name, found := strings.CutPrefix(ref, "#/components/responses/")
+					if r, ok = responses[name].(map[string]any); !found || !ok {
+						t.Errorf("%s %s: %s response %q does not resolve", method, path, status, ref)
+						continue
+					}
+				}
+				if d, _ := r["description"].(string); d == "" {
+					t.Errorf("%s %s: %s response has no description", method, path, status)
+				}
+				schema, _ := jsonPath(r, "content", "application/json", "schema").(map[string]any)
+				if got := schema["$ref"]; got != "#/components/schemas/Error" {
+					t.Errorf("%s %s: %s response schema %v, want the Error schema", method, path, status, got)
+				}
+			}
+			if _, ok := declared["404"]; ok {
+				t.Errorf("%s %s: declares 404, which the mock never answers on a listing's path", method, path)
+			}
+		}
+	}
+	if ops != len(paths) {
+		t.Errorf("%d operations on %d paths, want one GET each", ops, len(paths))
+	}
+}
+
+// TestOpenAPIComponentsReachable walks the references of the document from
+// its paths, through keywords only (the x- extensions are not read: tools
+// ignore them), and checks that it reaches every component of every kind:
+// a component only an extension names is one linters report as unused. And
+// every reference, extensions included, resolves.
+func TestOpenAPIComponentsReachable(t *testing.T) {
+	tree := exportTree(t)
+	components := tree["components"].(map[string]any)
+	lookup := func(ref string) (any, bool) {
+		rest, ok := strings.CutPrefix(ref, "#/components/")
+		if !ok {
+			return nil, false
+		}
+		kind, name, ok := strings.Cut(rest, "/")
+		if !ok {
+			return nil, false
+		}
+		section, _ := components[kind].(map[string]any)
+		v, ok := section[name]
+		return v, ok
+	}
+	reached := map[string]bool{}
+	var walk func(v any, extensions bool)
+	walk = func(v any, extensions bool) {
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["$ref"].(string); ok {
+				target, ok := lookup(ref)
+				if !ok {
+					t.Errorf("$ref %q does not resolve", ref)
+				} else if !reached[ref] {
+					reached[ref] = true
+					walk(target, extensions)
+				}
+			}
+			for k, sub := range x {
+				if extensions || !strings.HasPrefix(k, "x-") {
+					walk(sub, extensions)
+				}
+			}
+		case []any:
+			for _, sub := range x {
+				walk(sub, extensions)
+			}
+		}
+	}
+	walk(tree["paths"], false)
+	for kind, section := range components {
+		for name := range section.(map[string]any) {
+			if ref := "#/components/" + kind + "/" + name; !reached[ref] {
+				t.Errorf("component %s is not reached from the paths through keywords", ref)
+			}
+		}
+	}
+	// Every reference resolves, inside the extensions too.
+	walk(tree, true)
+	// The extensions still say what the definitions they used to name say.
+	for _, c := range []struct{ schema, format string }{{"OptionalUrl", "uri"}, {"OptionalCountryCode", "country"}} {
+		branch, _ := jsonPath(components, "schemas", c.schema, "x-any-of", "0").(map[string]any)
+		if branch["format"] != c.format {
+			t.Errorf("%s x-any-of[0] = %v, want the inlined schema of format %s", c.schema, branch, c.format)
+		}
+	}
+}
+
+// TestOpenAPISecurity checks that the document declares the API public: an
+// empty list of security requirements (OpenAPI's "no security", which
+// Redocly's security-defined rule takes as declared) and no scheme.
+func TestOpenAPISecurity(t *testing.T) {
+	tree := exportTree(t)
+	security, ok := tree["security"].([]any)
+	if !ok || len(security) != 0 {
+		t.Errorf("security = %#v, want []", tree["security"])
+	}
+	if s, ok := tree["components"].(map[string]any)["securitySchemes"]; ok {
+		t.Errorf("securitySchemes = %v, want none", s)
+	}
+	doc := loadOpenAPI(t)
+	if doc.Security == nil || len(doc.Security) != 0 {
+		t.Errorf("kin-openapi reads security %#v, want an empty list", doc.Security)
+	}
+}
+
+// isHTTPMethod reports whether a key of a path item is an operation.
+func isHTTPMethod(key string) bool {
+	switch key {
+	case "get", "put", "post", "delete", "options", "head", "patch", "trace":
+		return true
+	}
+	return false
+}
+
+// jsonPath returns the value at keys (object members, or array indexes in
+// decimal) below v, or nil.
+func jsonPath(v any, keys ...string) any {
+	for _, k := range keys {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[k]
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
 }

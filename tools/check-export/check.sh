@@ -2,8 +2,8 @@
 # check.sh HARNESS: check the harness's OpenAPI export and bundled schemas
 # with the npm and Python tools client developers use (make check-export).
 #
-#   1. Spectral (spectral:oas) lints `harness schemas --openapi`: no error,
-#      no warning.
+#   1. Spectral (spectral:oas) and Redocly (its recommended rules, with
+#      redocly.yaml) lint `harness schemas --openapi`: no error, no warning.
 #   2. openapi-typescript turns it into api.d.ts; tsc --strict compiles
 #      walk.ts (openapi-fetch) against it; node runs the walk against a mock
 #      on 127.0.0.1 and must read every row of every listing.
@@ -15,9 +15,9 @@
 #      `harness generate --scale 1`.
 #
 # The npm tools are installed with `npm ci` from package-lock.json (exact
-# versions) into a temporary directory, removed at the end. Needs node 18
-# or later, npm, Go, and python3 with jsonschema (apt-get install
-# python3-jsonschema, or pip install jsonschema).
+# versions) into a temporary directory, removed at the end. Needs node 20.19
+# or later (Redocly CLI's floor), npm, Go, and python3 with jsonschema
+# (apt-get install python3-jsonschema, or pip install jsonschema).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,13 +44,34 @@ if ! "$PYTHON" -c 'import jsonschema' 2>/dev/null; then
 	exit 1
 fi
 cp "$here/package.json" "$here/package-lock.json" "$here/tsconfig.json" "$here/walk.ts" "$here/validate.mjs" \
-	"$here/.spectral.yaml" "$work/"
+	"$here/.spectral.yaml" "$here/redocly.yaml" "$work/"
 (cd "$work" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 echo "node $(node --version), $("$PYTHON" --version), npm tools from package-lock.json"
 
 step "Spectral (spectral:oas): no error, no warning"
 "$harness" schemas --openapi >"$work/openapi.json"
 (cd "$work" && npx --no-install spectral lint --ruleset .spectral.yaml --fail-severity=warn openapi.json)
+
+step "Redocly (recommended, redocly.yaml): no error, no warning"
+# redocly lint fails on errors only: its JSON report's totals decide, and on
+# a problem the readable report is printed. No telemetry, no update check.
+redocly() { (cd "$work" && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx --no-install redocly "$@"); }
+redocly lint --config redocly.yaml --format=json openapi.json >"$work/redocly.json" 2>"$work/redocly.err" || true
+if ! "$PYTHON" - "$work/redocly.json" <<'EOF'
+import json, sys
+try:
+    t = json.load(open(sys.argv[1]))["totals"]
+except (OSError, ValueError, KeyError) as e:
+    sys.exit(f"check-export: no Redocly report: {e}")
+print(f"redocly lint: {t['errors']} errors, {t['warnings']} warnings, {t['ignored']} ignored")
+sys.exit(1 if t["errors"] or t["warnings"] or t["ignored"] else 0)
+EOF
+then
+	cat "$work/redocly.err" >&2
+	redocly lint --config redocly.yaml openapi.json || true
+	echo "check-export: Redocly reports problems in the export" >&2
+	exit 1
+fi
 
 step "openapi-typescript, tsc --strict, the walk against the mock"
 (cd "$work" && npx --no-install openapi-typescript openapi.json -o api.d.ts && npx --no-install tsc -p tsconfig.json)
