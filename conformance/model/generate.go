@@ -226,11 +226,12 @@ func (g *gen) fit(q url.Values) {
 		if !e.Known || e.Status != 200 || len(rows) == 0 {
 			return
 		}
-		if len(rows) <= g.m.mustCount || !g.m.Listing.paged() || q.Has(pAfter) || q.Has(pBefore) || len(rows) < 2 {
+		if len(rows) <= g.m.mustCount || !g.m.Listing.paged() || q.Has(pAfter) || q.Has(pBefore) {
 			q.Set(c, strconv.Itoa(len(rows)))
 			return
 		}
-		k := 1 + g.rng.IntN(min(g.m.mustCount, len(rows)-1))
+		// More rows than mustCount (at least 1): k leaves one or more before.
+		k := 1 + g.rng.IntN(g.m.mustCount)
 		if c == pFirst {
 			q.Set(pAfter, rows[len(rows)-k-1].Cursor)
 		} else {
