@@ -265,6 +265,7 @@ func TestExpectGames(t *testing.T) {
 		{q(pFirst, "10", "epochFrom", "0", "epochTo", "40"), 200, "abcd", Must},
 		{q(pFirst, "10", "epochTo", "10"), 200, "ef", Must},
 		{q(pFirst, "10", "epochFrom", "11", "epochTo", "10"), 200, "ef", Should},
+		{q(pFirst, "10", "epochFrom", "10", "epochTo", "10"), 200, "e", Must},
 		{q(pFirst, "10", "epochFrom", "41"), 200, "", Must},
 		{q(pFirst, "10", "gameId", "c"), 200, "c", Must},
 		{q(pFirst, "10", "gameId", "x"), 200, "", Must},
