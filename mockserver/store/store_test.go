@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -101,8 +100,7 @@ func TestFixtureStoreFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Seed = nil
-	data, _ := json.Marshal(m)
-	if err := os.WriteFile(filepath.Join(dir, fixtures.ManifestFile), data, 0o644); err != nil {
+	if err := fixtures.WriteManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ = openFixtures(t, dir); st.seed != 0 {
