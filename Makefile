@@ -244,11 +244,11 @@ bench-conform: build
 	$(GO) test -run '^$$' -bench . -benchmem ./conformance/model/agreement
 	@$(MACHINE)
 
-## fuzz: each mock server fuzz target (and the fault grammar's) for FUZZTIME
+## fuzz: each mock server fuzz target (and the fault grammar's, and the fixture reader's) for FUZZTIME
 ## (default 30s)
 FUZZTIME ?= 30s
 fuzz:
-	for p in ./mockserver ./mockserver/faults; do \
+	for p in ./mockserver ./mockserver/faults ./generators/fixtures; do \
 		for f in $$($(GO) test -list 'Fuzz.*' $$p | grep ^Fuzz); do \
 			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$p || exit 1; \
 		done; \
