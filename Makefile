@@ -170,9 +170,10 @@ bench-store: build
 
 ## bench-data: DATA_SCALE generated as NDJSON (wall time, peak memory, size
 ## on disk), served from disk with the index generate saved (time until it
-## serves, anonymous memory once it serves), and a 100-row page at three
-## depths of each listing read from the files. Heavy (minutes, 17 GB of
-## disk at scale 1000): not run by CI
+## serves, anonymous memory once it serves), a 100-row page at three
+## depths of each listing read from the files, and what the fixtures'
+## checks cost: opening them, and a page's blocks verified the first time
+## and after. Heavy (minutes, 17 GB of disk at scale 1000): not run by CI
 bench-data: build
 	@$(MACHINE)
 	@set -e; work=$${DATA_WORK:-$$(mktemp -d)}; mkdir -p $$work; trap 'pkill -INT -f "serve --data $$work/world" 2>/dev/null || true; [ -n "$(DATA_WORK)" ] || rm -rf $$work' EXIT; \
@@ -182,7 +183,9 @@ bench-data: build
 	$(BIN) serve --data $$work/world --addr 127.0.0.1:0 --log-format none > $$work/serve.out 2>&1 & pid=$$!; \
 	for i in $$(seq 1 2400); do grep -q 'ready in' $$work/serve.out && break; sleep 0.25; done; \
 	grep 'ready in' $$work/serve.out; grep -E 'RssAnon|RssFile' /proc/$$pid/status; kill -INT $$pid; wait $$pid || true; \
-	HARNESS_BENCH_DATA=$$work/world $(GO) test -run '^$$' -bench 'FixturePageAtDepth' -benchmem -timeout 60m ./mockserver
+	HARNESS_BENCH_DATA=$$work/world $(GO) test -run '^$$' -bench 'FixturePageAtDepth' -benchmem -timeout 60m ./mockserver; \
+	HARNESS_BENCH_DATA=$$work/world $(GO) test -run '^$$' -bench 'Open$$' -benchtime 5x -timeout 60m ./generators/fixtures; \
+	HARNESS_BENCH_DATA=$$work/world $(GO) test -run '^$$' -bench 'BlockCheck' -benchtime 100x -timeout 60m ./generators/fixtures
 	@$(MACHINE)
 
 ## bench-mock: a 100-row page at the start, middle and end of each listing
@@ -249,11 +252,11 @@ bench-conform: build
 	$(GO) test -run '^$$' -bench . -benchmem ./conformance/model/agreement
 	@$(MACHINE)
 
-## fuzz: each mock server fuzz target (and the fault grammar's) for FUZZTIME
+## fuzz: each mock server fuzz target (and the fault grammar's, and the fixture reader's) for FUZZTIME
 ## (default 30s)
 FUZZTIME ?= 30s
 fuzz:
-	for p in ./mockserver ./mockserver/faults; do \
+	for p in ./mockserver ./mockserver/faults ./generators/fixtures; do \
 		for f in $$($(GO) test -list 'Fuzz.*' $$p | grep ^Fuzz); do \
 			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$p || exit 1; \
 		done; \

@@ -92,6 +92,15 @@ func internalError(inner string) *apiError {
 	}
 }
 
+// corruptFixture is a page that would serve a row of a damaged fixture
+// file (500): inner names the file and the block.
+func corruptFixture(inner string) *apiError {
+	return &apiError{
+		status: http.StatusInternalServerError, code: codeInternal, message: "Internal error",
+		details: []errorDetail{{Type: errorDetailType, Code: detailNotMapped, Message: "fixture file damaged", Inner: inner}},
+	}
+}
+
 // writeError answers with the error body.
 func writeError(w http.ResponseWriter, e *apiError) {
 	details := e.details

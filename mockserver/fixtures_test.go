@@ -1,12 +1,16 @@
 package mockserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -306,4 +310,69 @@ func TestFixtureStoreGrowsAndResets(t *testing.T) {
 		t.Errorf("reset: %d transactions, want %d", got, w.TransactionCount())
 	}
 	compare("reset")
+}
+
+// TestDamagedFixtureBlockIsAnErrorAnswer damages one byte of a fixture file
+// served from disk, keeping its size and time (an edit in place, a bit
+// gone bad): a page that would serve a row of the damaged block is a 500
+// error body naming the file and the block, every time it is asked, with a
+// log line naming them; pages elsewhere are served as before.
+func TestDamagedFixtureBlockIsAnErrorAnswer(t *testing.T) {
+	w := genWorld(t)
+	dir := writeFixtures(t, w, fixtures.FormatNDJSON)
+	clean, _ := openFixtures(t, dir) // builds and saves the index
+	for _, name := range []string{"games.ndjson", "transactions.ndjson"} {
+		path := filepath.Join(dir, name)
+		st, _ := os.Stat(path)
+		data, _ := os.ReadFile(path)
+		data[30] ^= 0x20 // in the first row: the newest
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(path, st.ModTime(), st.ModTime())
+	}
+	damaged, info := openFixtures(t, dir)
+	if info.Rebuilt != "" {
+		t.Fatalf("the index was rebuilt: %s", info.Rebuilt)
+	}
+	var logs bytes.Buffer
+	h := New(Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, damaged)
+	good := New(Config{}, clean)
+	for _, tc := range []struct {
+		target, file string // file: the damaged file the page reads, "" for none
+	}{
+		{"/api/v2/games?pagination.first=3", "games.ndjson"},
+		{"/api/v2/games?pagination.first=3", "games.ndjson"}, // again: still refused
+		{"/api/v2/games?pagination.first=3&pagination.newestFirst=false", ""},
+		{"/transactions?first=2", "transactions.ndjson"},
+		{"/transactions?last=2", ""},
+		{"/api/v2/snapshots?pagination.first=3", ""},
+	} {
+		logs.Reset()
+		got := ask(h, tc.target)
+		if tc.file == "" {
+			if want := ask(good, tc.target); got != want {
+				t.Errorf("%s: %d %.200s, want the page served as before", tc.target, got.status, got.body)
+			}
+			continue
+		}
+		var body struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Details []struct {
+				Message string `json:"message"`
+				Inner   string `json:"inner"`
+			} `json:"details"`
+		}
+		if got.status != http.StatusInternalServerError || json.Unmarshal([]byte(got.body), &body) != nil || body.Code != 13 || len(body.Details) != 1 {
+			t.Errorf("%s: %d %.200s, want a 500 error body", tc.target, got.status, got.body)
+			continue
+		}
+		if want := "fixture file " + tc.file + ": block 0 (bytes 0 to 16384) does not match its checksum"; body.Details[0].Message != "fixture file damaged" || body.Details[0].Inner != want {
+			t.Errorf("%s: details %+v, want %q", tc.target, body.Details, want)
+		}
+		if line := logs.String(); !strings.Contains(line, "file="+filepath.Join(dir, tc.file)+" block=0 ") || !strings.Contains(line, "level=ERROR") {
+			t.Errorf("%s: logged %q, want a line naming the file and the block", tc.target, line)
+		}
+	}
 }

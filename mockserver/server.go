@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chaindata/harness/generators/fixtures/integrity"
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/mockserver/faults"
 	"github.com/chaindata/harness/mockserver/store"
@@ -315,6 +316,26 @@ func (s *Server) startRules() *faults.RuleSet {
 
 var contentTypeJSON = []string{"application/json"}
 
+// recoverCorrupt turns a row of a damaged fixture file, found as the page
+// was worked out (a panic with the *integrity.CorruptError, see the store's
+// blob.get), into a 500 error answer in *err and a log line naming the
+// file and the block. Any other panic goes on.
+func (s *Server) recoverCorrupt(err **apiError) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	ce, ok := v.(*integrity.CorruptError)
+	if !ok {
+		panic(v)
+	}
+	if s.cfg.Logger != nil {
+		s.cfg.Logger.Error("fixture file damaged: a block does not match its checksum; its rows are not served",
+			"file", ce.Path, "block", ce.Block, "start", ce.Start, "end", ce.End)
+	}
+	*err = corruptFixture(ce.Brief())
+}
+
 // answer serves one listing request. fn works out the answer under the
 // store's read lock, so that it sees every block whole or not at all, and
 // appends the 200 body to b or returns an error; the body is written after
@@ -327,6 +348,7 @@ func (s *Server) answer(w http.ResponseWriter, blockHeaders bool, fn func(st sto
 	var err *apiError
 	var height, ts []string
 	s.store.Read(func(st store.Reader) {
+		defer s.recoverCorrupt(&err)
 		b, err = fn(st, (*bp)[:0])
 		height, ts = st.BlockHeaders()
 	})

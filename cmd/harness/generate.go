@@ -55,23 +55,11 @@ func runGenerate(ctx context.Context, e *env, args []string) int {
 		records.ListingKeyRotations: len(w.KeyRotations), records.ListingNetworkParameters: len(w.NetworkParameters),
 		records.ListingTransactions: w.TransactionCount(),
 	})
-	var indexErr error
-	onRow := func(listing string, offset int64, length int, rec any) {
-		if indexErr == nil {
-			indexErr = index.Add(listing, offset, length, rec)
-		}
-	}
-	m, err := fixtures.Write(ctx, *out, w, fixtures.WriteOptions{Format: *format, Progress: bar.update, OnRow: onRow})
+	m, err := fixtures.Write(ctx, *out, w, fixtures.WriteOptions{Format: *format, Progress: bar.update, Index: index})
 	bar.finish()
-	if err == nil {
-		err = indexErr
-	}
-	if err == nil {
-		err = fixtures.BuildIndex(*out, index)
-	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			fmt.Fprintln(e.stderr, "harness generate: interrupted; files already in place are complete, the rest untouched")
+			fmt.Fprintln(e.stderr, "harness generate: interrupted; the fixtures that were in place are untouched")
 		} else {
 			fmt.Fprintf(e.stderr, "harness generate: %v\n", err)
 		}

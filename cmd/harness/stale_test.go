@@ -14,9 +14,10 @@ import (
 )
 
 // TestStaleTempsRemoved leaves in an output directory the temporary files a
-// killed generate or record leaves, beside a file of the user's: the next
-// run into the directory removes the temporary files of the files it
-// writes, and keeps the rest.
+// killed generate or record leaves (for generate: its generation directory
+// and the games' spill file, in it or beside it as older versions left it),
+// beside a file of the user's: the next run into the directory removes the
+// temporary files of the files it writes, and keeps the rest.
 func TestStaleTempsRemoved(t *testing.T) {
 	st, err := store.New(mustWorld(t))
 	if err != nil {
@@ -31,7 +32,8 @@ func TestStaleTempsRemoved(t *testing.T) {
 	}{
 		{"generate", func(dir string) []string {
 			return []string{"generate", "--scale", "0.01", "--out", dir, "--quiet"}
-		}, []string{".transactions.json.123.tmp", ".transactions.ndjson.7.tmp", ".games.json.99.tmp", ".manifest.json.4242.tmp"}},
+		}, []string{".transactions.json.123.tmp", ".transactions.ndjson.7.tmp", ".games.json.99.tmp", ".manifest.json.4242.tmp",
+			".games.31337.spill", ".harness-generate-8080/.games.5.spill", ".harness-generate-8080/games.json", ".harness-index.bin.3.tmp"}},
 		{"record", func(dir string) []string {
 			return []string{"record", "--from", mock.URL, "--out", dir, "--listings", "networkparameters", "--log-format", "none"}
 		}, []string{".manifest.json.123.tmp", "..record-state.json.55.tmp"}},
@@ -41,6 +43,7 @@ func TestStaleTempsRemoved(t *testing.T) {
 			dir := t.TempDir()
 			kept := []string{"README.txt", ".manifest.json.tmp", ".games.json.bak.tmp"}
 			for _, name := range append(append([]string{}, tc.stale...), kept...) {
+				os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
 				if err := os.WriteFile(filepath.Join(dir, name), []byte("half a file"), 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -407,7 +407,6 @@ func (r *recorder) file(listing string) string {
 // finish writes the manifest, last, and removes the state file.
 func (r *recorder) finish() error {
 	m := &fixtures.Manifest{
-		FormatVersion:   1,
 		Source:          r.from,
 		LatestBlock:     r.st.LatestBlock,
 		LatestBlockTime: r.st.LatestBlockTime,
@@ -423,12 +422,10 @@ func (r *recorder) finish() error {
 			return fmt.Errorf("remove stale %s.json: %w", l, err)
 		}
 	}
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode manifest: %w", err)
-	}
-	if err := fixtures.WriteFileAtomic(filepath.Join(r.opts.Out, fixtures.ManifestFile), append(data, '\n')); err != nil {
-		return fmt.Errorf("write manifest: %w", err)
+	// The manifest records each file's size and SHA-256, read back from
+	// the files as they stand, and is sealed with its checksum.
+	if err := fixtures.WriteManifest(r.opts.Out, m); err != nil {
+		return err
 	}
 	if err := os.Remove(filepath.Join(r.opts.Out, StateFile)); err != nil {
 		return fmt.Errorf("remove state: %w", err)

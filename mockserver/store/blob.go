@@ -1,6 +1,10 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/chaindata/harness/generators/fixtures/integrity"
+)
 
 // blob holds the bytes of a listing's rows back to back in large chunks:
 // memory the store takes outside the Go heap where the platform allows
@@ -13,6 +17,9 @@ type blob struct {
 	chunks []chunk
 	loc    []uint64
 	n      []uint32
+	// check, for a mapped fixture file, verifies the blocks of the file a
+	// row lies in before the row is first read (fixtures.go).
+	check *integrity.Blocks
 }
 
 // chunk is one run of memory: taken from the system (and given back by
@@ -34,9 +41,21 @@ func (b *blob) len() int { return len(b.n) }
 
 // get returns row i's bytes. They stay valid until the rows from i on are
 // dropped by truncate or the blob is released.
+//
+// A row of a fixture file whose block does not match its checksum is never
+// returned: get panics with the *integrity.CorruptError, which the
+// server's answer recovers into an error answer (mockserver). The check
+// sits here, where every row's bytes are read, so that no way of reading a
+// row can miss it; a panic, so that the readers of rows, which cannot fail
+// otherwise, need no error to pass on.
 func (b *blob) get(i int) []byte {
 	l := b.loc[i]
 	off := l & (1<<locShift - 1)
+	if b.check != nil {
+		if err := b.check.Check(off, b.n[i]); err != nil {
+			panic(err)
+		}
+	}
 	return b.chunks[l>>locShift].data[off : off+uint64(b.n[i])]
 }
 

@@ -8,7 +8,10 @@ import (
 // OpenFixtures serves the fixtures in dir (written by harness generate or
 // harness record, JSON or NDJSON) from disk: their files are mapped, not
 // read into memory, and only their index is held (fixtures.Open, which
-// loads it or builds it again; info says which). The store must be closed.
+// checks them against their manifest and loads the index or builds it
+// again; info says which). Each block of a file is verified against its
+// checksum before a row of it is first served: a row of a damaged block is
+// never returned (blob.get). The store must be closed.
 func OpenFixtures(dir string) (*Store, fixtures.IndexInfo, error) {
 	m, info, err := fixtures.Open(dir)
 	if err != nil {
@@ -29,7 +32,7 @@ func fromIndex(m *fixtures.Mapped) *Store {
 	s.latestBlock, s.latestBlockTime = man.LatestBlock, man.LatestBlockTime
 	s.fixtures = m
 
-	s.games.blob = mappedBlob(m.File(records.ListingGames), idx.Games.Places)
+	s.games.blob = mappedBlob(m, records.ListingGames, idx.Games.Places)
 	s.games.nodes = true
 	s.gameKeys, s.gameTeams = idx.Games.Keys, idx.Games.Teams
 	for i, k := range s.gameKeys {
@@ -37,22 +40,22 @@ func fromIndex(m *fixtures.Mapped) *Store {
 	}
 	s.gamesByTeam, s.gamesByParty = idx.Games.ByTeam, idx.Games.ByParty
 
-	s.snapshots.blob = mappedBlob(m.File(records.ListingSnapshots), idx.Snapshots.Places)
+	s.snapshots.blob = mappedBlob(m, records.ListingSnapshots, idx.Snapshots.Places)
 	s.snapshots.nodes = true
 	s.snapshotKeys = idx.Snapshots.Keys
 
-	s.rotations.blob = mappedBlob(m.File(records.ListingKeyRotations), idx.Rotations.Places)
+	s.rotations.blob = mappedBlob(m, records.ListingKeyRotations, idx.Rotations.Places)
 	s.rotations.nodes = true
 	s.rotKeys = idx.Rotations.Keys
 	for i, k := range s.rotKeys {
 		s.rotByNode[k.NodeID] = append(s.rotByNode[k.NodeID], int32(i))
 	}
 
-	s.params.blob = mappedBlob(m.File(records.ListingNetworkParameters), idx.Params.Places)
+	s.params.blob = mappedBlob(m, records.ListingNetworkParameters, idx.Params.Places)
 	s.params.nodes = true
 	s.paramKeys = idx.Params.Keys
 
-	s.txs = mappedBlob(m.File(records.ListingTransactions), idx.Txs.Places)
+	s.txs = mappedBlob(m, records.ListingTransactions, idx.Txs.Places)
 	s.txKeys, s.txTypes, s.typeNames = idx.Txs.Keys, idx.Txs.Types, idx.Txs.TypeNames
 	for n, name := range s.typeNames {
 		s.typeNums[name] = uint16(n)
@@ -72,9 +75,11 @@ func fromIndex(m *fixtures.Mapped) *Store {
 	return s
 }
 
-// mappedBlob returns a blob of the rows at places in a mapped file: one
-// chunk, the file, which is never written to.
-func mappedBlob(file []byte, places fixtures.Places) blob {
+// mappedBlob returns a blob of the rows at places in a listing's mapped
+// file: one chunk, the file, which is never written to, whose blocks are
+// checked as rows are read.
+func mappedBlob(m *fixtures.Mapped, listing string, places fixtures.Places) blob {
+	file := m.File(listing)
 	// In the one chunk, number 0, a row's location is its offset.
-	return blob{chunks: []chunk{{data: file, used: len(file), mapped: true}}, loc: places.Off, n: places.Len}
+	return blob{chunks: []chunk{{data: file, used: len(file), mapped: true}}, loc: places.Off, n: places.Len, check: m.Blocks(listing)}
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,8 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chaindata/harness/generators/fixtures"
+	"github.com/chaindata/harness/generators/fixtures/integrity"
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/generators/world"
 )
@@ -101,8 +102,7 @@ func TestFixtureStoreFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Seed = nil
-	data, _ := json.Marshal(m)
-	if err := os.WriteFile(filepath.Join(dir, fixtures.ManifestFile), data, 0o644); err != nil {
+	if err := fixtures.WriteManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ = openFixtures(t, dir); st.seed != 0 {
@@ -148,4 +148,44 @@ func TestTypeNumbers(t *testing.T) {
 	if _, err := s.typeNum("one too many"); err == nil || !strings.Contains(err.Error(), "more than 65536 transaction types") {
 		t.Errorf("the 65,537th type: error %v", err)
 	}
+}
+
+// TestDamagedRowIsNeverReturned damages the newest transaction's bytes in
+// a fixture file: reading it panics with the CorruptError naming the file
+// and the block (the server turns it into an error answer), the store's
+// lock is released, and rows of other blocks are read as written.
+func TestDamagedRowIsNeverReturned(t *testing.T) {
+	dir := writeFixtures(t, genWorld(t), fixtures.FormatNDJSON)
+	openFixtures(t, dir) // builds and saves the index
+	path := filepath.Join(dir, "transactions.ndjson")
+	data, _ := os.ReadFile(path)
+	oldest := string(data[bytes.LastIndexByte(data[:len(data)-1], '\n')+1 : len(data)-1])
+	data[5] ^= 1
+	os.WriteFile(path, data, 0o644)
+	s, info := openFixtures(t, dir)
+	if info.Rebuilt != "" {
+		t.Fatalf("rebuilt: %s", info.Rebuilt)
+	}
+	newest := s.Counts()[records.ListingTransactions] - 1
+	var recovered any
+	func() {
+		defer func() { recovered = recover() }()
+		s.Read(func(r Reader) { r.Tx(newest) })
+	}()
+	ce, ok := recovered.(*integrity.CorruptError)
+	if !ok || ce.Path != path || ce.Block != 0 {
+		t.Fatalf("reading the damaged row: %v, want the CorruptError of block 0 of %s", recovered, path)
+	}
+	locked := make(chan struct{})
+	go func() { s.mu.Lock(); s.mu.Unlock(); close(locked) }()
+	select {
+	case <-locked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the store's lock is still held after the panic")
+	}
+	s.Read(func(r Reader) {
+		if got := string(r.Tx(0)); got != oldest {
+			t.Errorf("the oldest transaction read as %.80q, want %.80q", got, oldest)
+		}
+	})
 }
