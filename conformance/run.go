@@ -61,7 +61,8 @@ func resetSuite() {
 }
 
 // active is the configuration the specs read. It is set before RunSpecs, by
-// Run or by the go test entry point.
+// Run or by the go test entry point, with the run's traffic and growth
+// walks afresh.
 var (
 	activeMu sync.Mutex
 	active   Config
@@ -72,6 +73,7 @@ func setActiveConfig(cfg Config) {
 	defer activeMu.Unlock()
 	active = cfg.withDefaults()
 	configureTraffic(active)
+	resetGrowth()
 }
 
 func activeConfig() Config {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/chaindata/harness/conformance/model"
 )
 
 // TestRunAgain: Run runs the suite as often as asked in one process, each
@@ -57,5 +59,19 @@ func TestRunAgain(t *testing.T) {
 	}
 	if len(after) != len(before) {
 		t.Errorf("Rules lists %d rules after the runs, %d before", len(after), len(before))
+	}
+}
+
+// TestGrowthWalksArePerRun: a run's growth rules judge the walks of that
+// run, never those a run before started against another deployment.
+func TestGrowthWalksArePerRun(t *testing.T) {
+	growth.mu.Lock()
+	growth.started = true
+	growth.walks = map[model.Listing]*growthResult{model.Games: {done: make(chan struct{})}}
+	growth.mu.Unlock()
+	setActiveConfig(Config{BaseURL: "http://127.0.0.1:1"})
+	defer currentTraffic().stop()
+	if r := growthWalkOf(model.Games); r != nil || growth.started {
+		t.Errorf("a new run keeps the growth walks of the run before: started %v, games walk %v", growth.started, r)
 	}
 }
