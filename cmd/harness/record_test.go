@@ -74,8 +74,14 @@ func TestRecordReplayConforms(t *testing.T) {
 	if info.Rebuilt != "" {
 		t.Errorf("record did not leave an up-to-date index: serving rebuilt it (%s)", info.Rebuilt)
 	}
-	replayURL, stopReplay := startServe(t, "--data", out)
-	defer stopReplay()
+	// The replay is served by the built binary, as the suite runs: a whole
+	// run's answers under the race detector took most of the test's time.
+	replay, err := startProcess(mustHarnessBinary(t), "serve", "--addr", "127.0.0.1:0", "--data", out, "--log-format", "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer replay.stop()
+	replayURL := replay.url
 	for _, q := range []string{
 		"/api/v2/games?pagination.first=20",
 		"/api/v2/games?epochFrom=2&epochTo=9&entityScope=ENTITY_SCOPE_TEAMS",
