@@ -70,7 +70,7 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build dist image image-scratch test lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas bench-cli bench-conform fuzz load report-screenshot check-export clean
+.PHONY: all build dist image image-scratch test test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas bench-cli bench-conform fuzz load report-screenshot check-export clean
 
 all: build
 
@@ -115,11 +115,23 @@ lint:
 ## mocks, whose own races the mockserver packages test under -race; under
 ## the detector those mocks are several times slower and the package alone
 ## took over ten minutes.
-SELFTEST = ./conformance/selftest
+SELFTEST  = ./conformance/selftest
+RACE_PKGS = $$($(GO) list $(PKGS) | grep -v '/conformance/selftest$$')
 test: lint
 	@$(MACHINE)
-	$(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -v '/conformance/selftest$$')
+	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 20m $(SELFTEST)
+	@$(MACHINE)
+
+## test-profile: make test's tests (vet aside) as go test -json events,
+## read by internal/tools/testprofile: each package's time as it ends, then
+## the packages and the PROFILE_TOP (25) tests that took longest, and the
+## output of any that failed (it fails as make test does)
+PROFILE_TOP ?= 25
+test-profile:
+	@$(MACHINE)
+	@{ $(GO) test -race -count=1 -timeout 30m -json $(RACE_PKGS); \
+	  $(GO) test -count=1 -timeout 20m -json $(SELFTEST); } | $(GO) run ./internal/tools/testprofile -top $(PROFILE_TOP)
 	@$(MACHINE)
 
 ## bench: every benchmark, with allocations (BENCH=regexp selects; the

@@ -62,5 +62,8 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	RegisterFailHandler(ruleFail)
+	suiteMu.Lock()
+	defer suiteMu.Unlock()
+	resetSuite() // a test before may have run the suite (Run)
 	RunSpecs(t, SuiteDescription, ginkgoFlags.suite, ginkgoFlags.reporter)
 }

@@ -4,14 +4,16 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// Once the run deadline has passed, every rule not yet run is skipped
-// before it asks anything (and before its container's BeforeAll, which
-// runs after this outer BeforeEach).
-var _ = BeforeEach(func() {
-	if t := currentTraffic(); t.expired() {
-		Skip(t.deadlineMessage())
-	}
-})
+// declareDeadline declares that once the run deadline has passed, every
+// rule not yet run is skipped before it asks anything (and before its
+// container's BeforeAll, which runs after this outer BeforeEach).
+func declareDeadline() {
+	BeforeEach(func() {
+		if t := currentTraffic(); t.expired() {
+			Skip(t.deadlineMessage())
+		}
+	})
+}
 
 // deadlineSkip skips the running rule when the run deadline has passed:
 // its requests were abandoned, so what it found says nothing of the

@@ -3,17 +3,15 @@ package conformance
 import (
 	"net/http"
 	"strings"
-
-	. "github.com/onsi/ginkgo/v2"
 )
 
 // rateLimitRuleText is the text of the rule that reports requests the
 // deployment kept refusing; rules that needed them are skipped, not failed.
 const rateLimitRuleText = "the deployment answers within its rate limit: no request is still refused (429 or 503) after the retries"
 
-// The rules on the deployment as a whole run after every listing's
-// (SpecPriority), so that they see the whole run's traffic.
-var _ = scope(DeploymentLabel, SpecPriority(-1), func() {
+// deploymentRules are the rules on the deployment as a whole (see
+// declareSuite).
+func deploymentRules() {
 	area("limits", func() {
 		rule(rateLimitRuleText, must("1", "The service answers HTTP GET requests and returns JSON bodies."), func() {
 			t := CurrentTraffic()
@@ -36,4 +34,4 @@ var _ = scope(DeploymentLabel, SpecPriority(-1), func() {
 			v.check()
 		})
 	})
-})
+}

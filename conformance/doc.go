@@ -16,10 +16,10 @@
 // the label filter '!strict'.
 //
 // The specs live in ordinary (non-test) files so that the harness binary can
-// run them: Run runs the suite once per process with its own reporter
-// configuration, and Rules lists the rules without running them (the
-// catalogue in docs/conformance-rules.md is generated from it). Under go test
-// the suite runs from conformance_suite_test.go:
+// run them: Run runs the suite with its own reporter configuration, as
+// often as asked, one run at a time, and Rules lists the rules without
+// running them (the catalogue in docs/conformance-rules.md is generated
+// from it). Under go test the suite runs from conformance_suite_test.go:
 //
 //	go test ./conformance -args --base-url=http://127.0.0.1:8080
 //

@@ -48,11 +48,19 @@ type growthResult struct {
 	cases    int
 }
 
-// growth holds the run's growth walks: started once, side by side, when
-// the first model container starts, so that the waits overlap.
+// growth holds the run's growth walks: started once a run, side by side,
+// when the first model container starts, so that the waits overlap.
+// resetGrowth forgets the walks of the run before.
 var growth struct {
-	once  sync.Once
-	walks map[model.Listing]*growthResult
+	mu      sync.Mutex
+	started bool
+	walks   map[model.Listing]*growthResult
+}
+
+func resetGrowth() {
+	growth.mu.Lock()
+	defer growth.mu.Unlock()
+	growth.started, growth.walks = false, nil
 }
 
 // growthSelected reports whether the label filter selects a listing's
@@ -73,28 +81,40 @@ func growthSelected(l model.Listing) bool {
 // startGrowthWalks starts the growth walk of every listing whose rule is
 // selected.
 func startGrowthWalks() {
-	growth.once.Do(func() {
-		cfg := activeConfig()
-		growth.walks = map[model.Listing]*growthResult{}
-		for _, l := range modelListings {
-			if l == model.Parameters || !growthSelected(l) {
-				continue
-			}
-			r := &growthResult{done: make(chan struct{})}
-			growth.walks[l] = r
-			go func() {
-				defer close(r.done)
-				growthWalk(cfg, l, r)
-			}()
+	growth.mu.Lock()
+	defer growth.mu.Unlock()
+	if growth.started {
+		return
+	}
+	growth.started = true
+	cfg := activeConfig()
+	growth.walks = map[model.Listing]*growthResult{}
+	for _, l := range modelListings {
+		if l == model.Parameters || !growthSelected(l) {
+			continue
 		}
-	})
+		r := &growthResult{done: make(chan struct{})}
+		growth.walks[l] = r
+		go func() {
+			defer close(r.done)
+			growthWalk(cfg, l, r)
+		}()
+	}
+}
+
+// growthWalkOf returns the run's growth walk of a listing, nil when it was
+// not started.
+func growthWalkOf(l model.Listing) *growthResult {
+	growth.mu.Lock()
+	defer growth.mu.Unlock()
+	return growth.walks[l]
 }
 
 // judgeGrowth reports a listing's growth rule.
 func judgeGrowth(l model.Listing) {
 	GinkgoHelper()
 	startGrowthWalks()
-	r := growth.walks[l]
+	r := growthWalkOf(l)
 	if r == nil {
 		skipf("the growth walk of %s was not started", l)
 	}

@@ -21,18 +21,16 @@ import (
 // modelListings pairs the model's listings with the suite's.
 var modelListings = []model.Listing{model.Games, model.Snapshots, model.Rotations, model.Parameters, model.Transactions}
 
-var (
-	_ = describeModel(model.Games)
-	_ = describeModel(model.Snapshots)
-	_ = describeModel(model.Rotations)
-	_ = describeModel(model.Parameters)
-	_ = describeModel(model.Transactions)
-
-	_ = describeGrowth(model.Games)
-	_ = describeGrowth(model.Snapshots)
-	_ = describeGrowth(model.Rotations)
-	_ = describeGrowth(model.Transactions)
-)
+// declareModelRules declares the model rules of every listing, then the
+// growth rules of the listings that grow (see declareSuite).
+func declareModelRules() {
+	for _, l := range modelListings {
+		describeModel(l)
+	}
+	for _, l := range []model.Listing{model.Games, model.Snapshots, model.Rotations, model.Transactions} {
+		describeGrowth(l)
+	}
+}
 
 // maxModelProblems bounds the differences kept per rule; maxShrunk how
 // many of them are shrunk.

@@ -36,12 +36,14 @@ func describePaged(l *pagedListing, extra func(st *pagedState)) bool {
 	})
 }
 
-var (
-	_ = describePaged(gamesListing, gamesRules)
-	_ = describePaged(snapshotsListing, nil)
-	_ = describePaged(rotationsListing, rotationsRules)
-	_ = describePaged(parametersListing, nil)
-)
+// declarePagedRules declares the rules of the four paged listings (see
+// declareSuite).
+func declarePagedRules() {
+	describePaged(gamesListing, gamesRules)
+	describePaged(snapshotsListing, nil)
+	describePaged(rotationsListing, rotationsRules)
+	describePaged(parametersListing, nil)
+}
 
 func pagingRules(st *pagedState) {
 	l := st.l

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/extensions/globals"
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
@@ -34,8 +35,34 @@ var (
 // the others are the spec's (MUST).
 const StrictLabel = "strict"
 
-// active is the configuration the specs read. It is set once, before
-// RunSpecs, by Run or by the go test entry point.
+// The suite's rules, declared with Ginkgo when the package is initialised.
+var _ = declareSuite()
+
+// declareSuite declares the suite's top-level nodes with Ginkgo, in the
+// order of the files that define them.
+func declareSuite() bool {
+	declareDeadline()
+	scope(DeploymentLabel, SpecPriority(-1), deploymentRules)
+	declareModelRules()
+	declarePagedRules()
+	scope("transactions", Ordered, ContinueOnFailure, transactionsRules)
+	return true
+}
+
+// suiteMu serialises what uses Ginkgo's global suite: a Run, and the
+// preview of Rules.
+var suiteMu sync.Mutex
+
+// resetSuite gives Ginkgo a suite of the rules alone, never run: RunSpecs
+// runs a suite once, and a run leaves its report node in the suite.
+func resetSuite() {
+	globals.Reset()
+	declareSuite()
+}
+
+// active is the configuration the specs read. It is set before RunSpecs, by
+// Run or by the go test entry point, with the run's traffic and growth
+// walks afresh.
 var (
 	activeMu sync.Mutex
 	active   Config
@@ -46,6 +73,7 @@ func setActiveConfig(cfg Config) {
 	defer activeMu.Unlock()
 	active = cfg.withDefaults()
 	configureTraffic(active)
+	resetGrowth()
 }
 
 func activeConfig() Config {
@@ -101,12 +129,15 @@ type ginkgoT struct{ failed bool }
 func (t *ginkgoT) Fail() { t.failed = true }
 
 // Run runs the suite against the deployment cfg names and returns its
-// summary; the run passes when Summary.Passed says so. Ginkgo runs a suite
-// once per process, so Run may be called once. An error means the suite
-// could not run (bad configuration: no summary), the preflight found no
-// deployment to check (a *PreflightError, with a summary whose rules are
-// all skipped, and the reports written), or a report could not be written;
-// failed rules are not errors.
+// summary; the run passes when Summary.Passed says so. Ginkgo holds one
+// suite per process and runs it once, so each Run declares the rules
+// afresh in Ginkgo's reset globals (any other top-level node is dropped):
+// Run may be called again, one call at a time (a call waits for the one
+// under way to return). An error means the suite could not run (bad
+// configuration: no summary), the preflight found no deployment to check
+// (a *PreflightError, with a summary whose rules are all skipped, and the
+// reports written), or a report could not be written; failed rules are
+// not errors.
 //
 // Before any rule, a preflight asks each URL for one row (see preflight),
 // so that a closed port or a wrong address is said in one line within
@@ -120,7 +151,10 @@ func Run(cfg Config, opts RunOptions) (*Summary, error) {
 	if err := CheckLabelFilter(opts.LabelFilter); err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
-	rules, err := Rules()
+	suiteMu.Lock()
+	defer suiteMu.Unlock()
+	resetSuite()
+	rules, err := previewRules()
 	if err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
@@ -369,8 +403,16 @@ func scopes() []string { return append(slices.Clone(Listings), DeploymentLabel) 
 
 // Rules lists the suite's rules without running them: by listing (in the
 // order of Listings, then the deployment's), each listing's rules in the
-// order they are defined. It leaves Ginkgo's configuration as it found it.
+// order they are defined. It leaves Ginkgo's configuration as it found it,
+// and waits for a Run under way to end.
 func Rules() ([]Rule, error) {
+	suiteMu.Lock()
+	defer suiteMu.Unlock()
+	return previewRules()
+}
+
+// previewRules is Rules, called with suiteMu held.
+func previewRules() ([]Rule, error) {
 	saved, savedReporter := GinkgoConfiguration()
 	suiteConfig, reporterConfig := saved, savedReporter
 	suiteConfig.LabelFilter = ""

@@ -249,7 +249,9 @@ func (ts *txState) rows(n int) []row {
 	return ts.down.rows
 }
 
-var _ = scope("transactions", Ordered, ContinueOnFailure, func() {
+// transactionsRules are the rules of the transactions listing (see
+// declareSuite).
+func transactionsRules() {
 	ts := &txState{}
 	BeforeAll(ts.setUp)
 
@@ -261,7 +263,7 @@ var _ = scope("transactions", Ordered, ContinueOnFailure, func() {
 			must("2.6", "The transaction listing returns transactions (array). Each element has: ... block | uint64 ... code | int64 ... command | object (the network command, section 2.7)"),
 			func() *client { return ts.c }, false, nil)
 	})
-})
+}
 
 func txPagingRules(ts *txState) {
 	rule("rows are newest to oldest: block never increases from row to row", citeTxOrder, func() {

@@ -145,6 +145,13 @@ func (p *process) stop() int {
 	}
 }
 
+// output is what the process wrote after its first line, so far.
+func (p *process) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
 // sharedMock is harness serve with no flags but a free port: the default
 // world the documented examples are written against. TestMain stops it.
 var sharedMock = sync.OnceValues(func() (*process, error) {

@@ -60,10 +60,8 @@ func TestConformListPrintsTheCatalogue(t *testing.T) {
 }
 
 // TestConformRunsTheSuite runs the suite in-process against harness serve,
-// selected by labels to stay quick. Ginkgo runs a suite once per process,
-// so this is the package's only test that runs it; the conformance
-// package's self-tests run the binary against the mock and defective
-// servers.
+// selected by labels to stay quick; the conformance package's self-tests
+// run it against the mock and defective servers.
 func TestConformRunsTheSuite(t *testing.T) {
 	base, stop := startServe(t, "--scale", "0.05")
 	defer stop()

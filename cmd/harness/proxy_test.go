@@ -19,11 +19,25 @@ import (
 
 // TestProxyConformance runs the conformance suite through the proxy in
 // front of the mock: the suite passes and the proxy finds no violation in
-// any of the suite's requests, edge cases included.
+// any of the suite's requests, edge cases included. Mock and proxy are the
+// built binary, as the suite is: checking a whole run's answers under the
+// race detector took most of the package's time (the proxy's concurrency
+// is deployment/proxy's tests' subject, under the detector).
 func TestProxyConformance(t *testing.T) {
-	base, stopServe := startServe(t, "--scale", "0.05")
-	defer stopServe()
-	px, stop := startProxyCmd(t, "--upstream", base)
+	t.Parallel()
+	bin := mustHarnessBinary(t)
+	mock, err := startProcess(bin, "serve", "--addr", "127.0.0.1:0", "--scale", "0.05", "--log-format", "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mock.stop()
+	base := mock.url
+	proxied, err := startProcess(bin, "proxy", "--listen", "127.0.0.1:0", "--upstream", base, "--log-format", "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := proxied.url
+	stop := func() (int, string) { return proxied.stop(), proxied.output() }
 	stopped := false
 	defer func() {
 		if !stopped {
@@ -38,7 +52,7 @@ func TestProxyConformance(t *testing.T) {
 		t.Fatalf("proxied answer differs: %d %.100s, upstream %d %.100s", gs, got, ws, want)
 	}
 
-	bin := buildHarness(t)
+	buildHarness(t) // skipped with -short
 	// The model rules on a small budget and the growth rules not waiting:
 	// the test is that the proxy changes no verdict, not the suite's reach.
 	code, report := runBinary(t, bin, 5*time.Minute, "conform", "--base-url", px, "--queries", "60", "--growth-wait", "100ms")

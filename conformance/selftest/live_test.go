@@ -57,7 +57,7 @@ func TestLiveMockPasses(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 
-	r := conform(t, srv.URL, "--growth-wait", "20s")
+	r := conformBinary(t, srv.URL, "--growth-wait", "20s")
 	added := chain.Added()
 	t.Logf("the suite ran for %s while %d blocks arrived", r.elapsed.Round(time.Millisecond), added)
 	if r.exitCode != 0 {
@@ -149,7 +149,7 @@ func TestGrowthRuleCatchesOffsetCursors(t *testing.T) {
 			}
 		}
 	}()
-	r := conform(t, srv.URL, "--label-filter", "snapshots && growth", "--growth-wait", "20s")
+	r := conformBinary(t, srv.URL, "--label-filter", "snapshots && growth", "--growth-wait", "20s")
 	var caught bool
 	for _, s := range r.failed() {
 		if slices.Contains(s.Labels(), "SNAP-GRO-001") {

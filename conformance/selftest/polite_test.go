@@ -90,7 +90,7 @@ func TestRateLimitedMockPasses(t *testing.T) {
 			inner.ServeHTTP(w, r)
 		})
 	}})
-	r := conform(t, srv.URL, "--label-filter", "!strict && network-parameters && !model")
+	r := conformBinary(t, srv.URL, "--label-filter", "!strict && network-parameters && !model")
 	rt := parseTraffic(t, r.output)
 	t.Logf("%d requests, %d answered 429, in %s: %+v", seen.Load(), limited.Load(), r.elapsed.Round(time.Millisecond), rt)
 	if r.exitCode != 0 {
@@ -116,7 +116,7 @@ func TestRateIsKept(t *testing.T) {
 	const rate = 20
 	var a arrivals
 	srv := server(t, defect{wrap: a.wrap})
-	r := conform(t, srv.URL, "--rate", strconv.Itoa(rate), "--label-filter", "key-rotations && filters")
+	r := conformBinary(t, srv.URL, "--rate", strconv.Itoa(rate), "--label-filter", "key-rotations && filters")
 	most, total := a.busiestSecond()
 	t.Logf("%d requests in %s, at most %d in one second", total, r.elapsed.Round(time.Millisecond), most)
 	if r.exitCode != 0 {
@@ -150,7 +150,7 @@ func TestAlwaysRefusedEnds(t *testing.T) {
 			http.Error(w, `{"code":8,"message":"rate limited","details":[]}`, http.StatusTooManyRequests)
 		})
 	}})
-	r := conform(t, srv.URL, "--retries", "1", "--header", "X-Api-Key: "+secret)
+	r := conformBinary(t, srv.URL, "--retries", "1", "--header", "X-Api-Key: "+secret)
 	rt := parseTraffic(t, r.output)
 	t.Logf("%d requests answered 429 in %s; %d rules failed: %+v", seen.Load(), r.elapsed.Round(time.Millisecond), len(r.failed()), rt)
 	if r.exitCode != 1 {
@@ -191,7 +191,7 @@ func TestSlowMockPasses(t *testing.T) {
 			inner.ServeHTTP(w, r)
 		})
 	}})
-	r := conform(t, srv.URL, "--timeout", "2s", "--label-filter", "!strict && network-parameters && !model")
+	r := conformBinary(t, srv.URL, "--timeout", "2s", "--label-filter", "!strict && network-parameters && !model")
 	t.Logf("%d requests of %s each in %s", seen.Load(), latency, r.elapsed.Round(time.Millisecond))
 	if r.exitCode != 0 {
 		t.Errorf("exit code %d, want 0\n%s", r.exitCode, tail(r.output))

@@ -1,11 +1,14 @@
 package selftest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -107,8 +111,41 @@ var earlierStore = sync.OnceValues(func() (*store.Store, error) {
 	return s, nil
 })
 
+// catalogue is the suite's rules (conformance.Rules), listed by TestMain.
+var catalogue struct {
+	rules []conformance.Rule
+	err   error
+}
+
+// suiteRules returns the suite's rules or fails the test. The tests take
+// them from here, never from conformance.Rules, which exits the process
+// once -parallel is set.
+func suiteRules(t *testing.T) []conformance.Rule {
+	t.Helper()
+	if catalogue.err != nil {
+		t.Fatal(catalogue.err)
+	}
+	return catalogue.rules
+}
+
 func TestMain(m *testing.M) {
+	if os.Getenv(workerEnv) == "1" {
+		os.Exit(serveRuns(os.Stdin, os.NewFile(3, "replies")))
+	}
+	flag.Parse()
+	// The rules, listed before -parallel is set: Ginkgo refuses to preview
+	// the suite (and exits) once it is.
+	catalogue.rules, catalogue.err = conformance.Rules()
+	// The runs are bounded by the workers and the subprocess limiter, not
+	// by -parallel (GOMAXPROCS): a test whose run waits on the clock must
+	// not hold back the others.
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(4*parallelRuns))
+	}
 	code := m.Run()
+	stopWorkers()
 	if bin, err := harnessBin(); err == nil {
 		os.RemoveAll(filepath.Dir(bin))
 	}
@@ -202,17 +239,269 @@ func fullText(s types.SpecReport) string {
 	return strings.Join(append(slices.Clone(s.ContainerHierarchyTexts), s.LeafNodeText), " ")
 }
 
-// limiter bounds the runs that go at once.
+// A run of the suite goes one of two ways. Wherever its verdicts are what
+// a test checks, it runs in a worker: this test binary started again as a
+// process of its own (workerEnv), which runs the suite in-process
+// (conformance.Run) run after run, writing the reports harness conform
+// writes. Ginkgo runs one suite at a time in a process, so parallelRuns
+// workers run side by side; a worker sets up what its runs share (the
+// compiled schemas, a grown heap) once, not once a run. Where the command
+// itself is part of what a test checks (its exit codes, the traffic line
+// it prints, the flags it parses), or where the clock paces the run rather
+// than the CPU (rate limits, slow answers, waits for growth), the harness
+// binary runs as "harness conform" in a subprocess, at most parallelRuns
+// at once, beside the workers' runs. The servers run in this process
+// either way.
+
+// workerEnv set to 1 makes the test binary a worker: it reads runJobs on
+// standard input and writes a runReply for each to file descriptor 3.
+const workerEnv = "SELFTEST_WORKER"
+
+// runJob is one run a worker is asked for: harness conform's flags, and
+// the directory the reports go to.
+type runJob struct {
+	Args []string `json:"args"`
+	Dir  string   `json:"dir"`
+}
+
+// runReply is how a run went: the exit code harness conform would give
+// (0 passed, 1 failed), the report and summary it printed, and its time;
+// Problem says why the suite could not run.
+type runReply struct {
+	ExitCode int           `json:"exitCode"`
+	Output   string        `json:"output"`
+	Elapsed  time.Duration `json:"elapsed"`
+	Problem  string        `json:"problem,omitempty"`
+}
+
+// serveRuns is a worker's life: one run per job read from jobs, one reply
+// each written to replies, until jobs ends.
+func serveRuns(jobs io.Reader, replies io.Writer) int {
+	dec, enc := json.NewDecoder(jobs), json.NewEncoder(replies)
+	for {
+		var job runJob
+		if err := dec.Decode(&job); err == io.EOF {
+			return 0
+		} else if err != nil {
+			fmt.Fprintf(os.Stderr, "selftest worker: read a job: %v\n", err)
+			return 1
+		}
+		if err := enc.Encode(runInProcess(job)); err != nil {
+			fmt.Fprintf(os.Stderr, "selftest worker: write a reply: %v\n", err)
+			return 1
+		}
+	}
+}
+
+// runInProcess runs the suite in this process as harness conform would
+// with job's flags, its reports written to job.Dir.
+func runInProcess(job runJob) runReply {
+	cfg, opts, err := runArgs(job.Args)
+	if err != nil {
+		return runReply{Problem: err.Error()}
+	}
+	opts.JSONReportFile, opts.JUnitFile, opts.HTMLReportFile = reportFiles(job.Dir)
+	var out bytes.Buffer
+	opts.Output = &out
+	bounded := cfg.RunTimeout == 0
+	if bounded {
+		cfg.RunTimeout = runTimeout
+	}
+	start := time.Now()
+	summary, err := conformance.Run(cfg, opts)
+	r := runReply{Elapsed: time.Since(start), Output: out.String()}
+	switch {
+	case summary == nil:
+		r.Problem = fmt.Sprintf("the suite did not run: %v", err)
+	case bounded && summary.Stopped != "":
+		r.Problem = fmt.Sprintf("the suite did not finish within %s: %s", runTimeout, summary.Stopped)
+	case err != nil || !summary.Passed():
+		r.ExitCode = 1 // as harness conform exits when a rule failed or the run could not be judged
+	}
+	if err != nil {
+		r.Output += "\n" + err.Error()
+	}
+	return r
+}
+
+// runArgs reads harness conform's flags as the command does.
+func runArgs(args []string) (conformance.Config, conformance.RunOptions, error) {
+	var cfg conformance.Config
+	var opts conformance.RunOptions
+	fs := flag.NewFlagSet("harness conform", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	conformance.RegisterFlags(fs, &cfg)
+	fs.StringVar(&opts.LabelFilter, "label-filter", "", "")
+	waivers := fs.String("waivers", "", "")
+	fs.BoolVar(&opts.FailOnSkip, "fail-on-skip", false, "")
+	fs.BoolVar(&opts.Verbose, "v", false, "")
+	if err := fs.Parse(args); err != nil {
+		return cfg, opts, fmt.Errorf("harness conform %q: %w", args, err)
+	}
+	if fs.NArg() > 0 {
+		return cfg, opts, fmt.Errorf("harness conform %q: unexpected argument %q", args, fs.Arg(0))
+	}
+	if *waivers != "" {
+		ws, err := conformance.LoadWaivers(*waivers)
+		if err != nil {
+			return cfg, opts, err
+		}
+		opts.Waivers = ws
+	}
+	return cfg, opts, nil
+}
+
+// worker is a worker process and the pipes to it.
+type worker struct {
+	cmd     *exec.Cmd
+	jobs    io.WriteCloser
+	replies *json.Decoder
+	stderr  *bytes.Buffer
+	// failed says why the worker could not start.
+	failed error
+}
+
+// idle holds the idle workers; they start on first use.
+var (
+	workersOnce sync.Once
+	idle        = make(chan *worker, parallelRuns)
+	startedMu   sync.Mutex
+	started     []*worker
+)
+
+// addWorker starts a worker and makes it idle; when it cannot start, the
+// next test to take it from idle fails saying why.
+func addWorker() {
+	w, err := startWorker()
+	if err != nil {
+		w = &worker{failed: err}
+	} else {
+		startedMu.Lock()
+		started = append(started, w)
+		startedMu.Unlock()
+	}
+	idle <- w
+}
+
+func startWorker() (*worker, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("the test binary: %w", err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("a pipe to the worker: %w", err)
+	}
+	defer pw.Close()
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), workerEnv+"=1")
+	cmd.ExtraFiles = []*os.File{pw}
+	w := &worker{cmd: cmd, replies: json.NewDecoder(pr), stderr: &bytes.Buffer{}}
+	cmd.Stderr = w.stderr
+	if w.jobs, err = cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("a pipe to the worker: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start a worker: %w", err)
+	}
+	return w, nil
+}
+
+// stopWorkers ends the workers: each stops once its jobs end.
+func stopWorkers() {
+	startedMu.Lock()
+	defer startedMu.Unlock()
+	for _, w := range started {
+		w.jobs.Close()
+		w.cmd.Wait()
+	}
+}
+
+// conform runs the suite in a worker against baseURL with reports, as
+// "harness conform --base-url baseURL args..." would: args are harness
+// conform's flags, and the exit code is the one it would give.
+func conform(t *testing.T, baseURL string, args ...string) result {
+	t.Helper()
+	workersOnce.Do(func() {
+		for range parallelRuns {
+			addWorker()
+		}
+	})
+	job := runJob{Args: append([]string{"--base-url", baseURL}, args...), Dir: t.TempDir()}
+	w := <-idle
+	if w.failed != nil {
+		idle <- w
+		t.Fatalf("selftest worker: %v", w.failed)
+	}
+	reply, err := w.run(job)
+	if err != nil {
+		// A worker that failed gets no other run: another takes its place.
+		w.cmd.Process.Kill()
+		go addWorker()
+		t.Fatalf("selftest worker: %v\n%s", err, tail(w.stderr.String()))
+	}
+	idle <- w
+	if reply.Problem != "" {
+		t.Fatalf("%s\n%s", reply.Problem, tail(reply.Output))
+	}
+	r := result{exitCode: reply.ExitCode, output: reply.Output, elapsed: reply.Elapsed}
+	readReports(t, job.Dir, &r)
+	return r
+}
+
+// run asks the worker for one run and waits for its reply, at most a
+// minute longer than a run may take.
+func (w *worker) run(job runJob) (runReply, error) {
+	if err := json.NewEncoder(w.jobs).Encode(job); err != nil {
+		return runReply{}, fmt.Errorf("send a job: %w", err)
+	}
+	type answer struct {
+		r   runReply
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		var a answer
+		a.err = w.replies.Decode(&a.r)
+		got <- a
+	}()
+	select {
+	case a := <-got:
+		if a.err != nil {
+			return runReply{}, fmt.Errorf("read a reply: %w", a.err)
+		}
+		return a.r, nil
+	case <-time.After(runTimeout + time.Minute):
+		w.cmd.Process.Kill()
+		return runReply{}, fmt.Errorf("no reply within %s", runTimeout+time.Minute)
+	}
+}
+
+// limiter bounds the subprocess runs that go at once.
 var limiter = make(chan struct{}, parallelRuns)
 
-// conform runs "harness conform" against baseURL with reports.
-func conform(t *testing.T, baseURL string, extra ...string) result {
+// reportFiles are the reports a run writes in dir: JSON, JUnit and HTML.
+func reportFiles(dir string) (jsonFile, junitFile, htmlFile string) {
+	return filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.html")
+}
+
+// conformBinary runs "harness conform" in a subprocess against baseURL with
+// reports.
+func conformBinary(t *testing.T, baseURL string, extra ...string) result {
 	t.Helper()
 	dir := t.TempDir()
-	jsonFile, junitFile, htmlFile := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.html")
+	jsonFile, junitFile, htmlFile := reportFiles(dir)
 	args := append([]string{"--json-report", jsonFile, "--junit", junitFile, "--html-report", htmlFile}, extra...)
 	code, out, elapsed := runConform(t, dir, baseURL, args...)
 	r := result{exitCode: code, output: out, elapsed: elapsed}
+	readReports(t, dir, &r)
+	return r
+}
+
+// readReports reads the reports of a run from dir into r.
+func readReports(t *testing.T, dir string, r *result) {
+	t.Helper()
+	jsonFile, junitFile, htmlFile := reportFiles(dir)
 	data, err := os.ReadFile(jsonFile)
 	if err != nil {
 		t.Fatalf("read the JSON report (exit %d): %v\n%s", r.exitCode, err, tail(r.output))
@@ -228,11 +517,10 @@ func conform(t *testing.T, baseURL string, extra ...string) result {
 	if r.html, err = os.ReadFile(htmlFile); err != nil {
 		t.Fatalf("read the HTML report: %v", err)
 	}
-	return r
 }
 
-// conformRaw runs "harness conform" against baseURL without reports and
-// returns its exit code and output.
+// conformRaw runs "harness conform" in a subprocess against baseURL
+// without reports and returns its exit code and output.
 func conformRaw(t *testing.T, baseURL string, extra ...string) (int, string) {
 	t.Helper()
 	code, out, _ := runConform(t, t.TempDir(), baseURL, extra...)
@@ -387,10 +675,7 @@ func checkJUnit(t *testing.T, r result) {
 	if err := xml.Unmarshal(r.junit, &suites); err != nil {
 		t.Fatalf("the JUnit report is not XML: %v", err)
 	}
-	rules, err := conformance.Rules()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rules := suiteRules(t)
 	var names []string
 	for _, s := range suites.Suites {
 		for _, c := range s.Cases {
@@ -491,10 +776,7 @@ func checkModelEntry(t *testing.T, s types.SpecReport) {
 // TestDefectsCoverEveryListingAndArea keeps the defect set honest.
 func TestDefectsCoverEveryListingAndArea(t *testing.T) {
 	ds := defects()
-	rules, err := conformance.Rules()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rules := suiteRules(t)
 	ids := map[string]bool{}
 	for _, r := range rules {
 		ids[r.ID] = true
