@@ -241,3 +241,61 @@ func checkWhole(t *testing.T, dir string, refs map[int64]*fixtures.Manifest, was
 	}
 	return seed
 }
+
+// TestServeDataRebuildsADamagedIndex flips one bit in the middle of
+// harness-index.bin, as the issue saw splice two rows into a page that is
+// not JSON: serve --data finds it by its checksum, says so, indexes the
+// files again and answers every page as the undamaged directory does.
+func TestServeDataRebuildsADamagedIndex(t *testing.T) {
+	dir := t.TempDir()
+	generateInto(t, dir, "--scale", "0.05", "--format", "ndjson")
+	pages := []string{"/api/v2/games?pagination.first=3", "/transactions?first=20", "/api/v2/snapshots?pagination.last=4",
+		"/api/v2/core/keys/ethereum/rotations?pagination.first=5", "/api/v2/network/parameters?pagination.first=7"}
+	ask := func(base string) []string {
+		var got []string
+		for _, p := range pages {
+			resp, err := http.Get(base + p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			got = append(got, fmt.Sprintf("%d %s", resp.StatusCode, body))
+		}
+		return got
+	}
+	base, stop := startServe(t, "--data", dir)
+	want := ask(base)
+	stop()
+	path := filepath.Join(dir, fixtures.IndexFile)
+	data, _ := os.ReadFile(path)
+	data[len(data)/2] ^= 0x08
+	os.WriteFile(path, data, 0o644)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, &env{stdin: strings.NewReader(""), stdout: pw, stderr: &stderr},
+			[]string{"serve", "--data", dir, "--addr", "127.0.0.1:0", "--log-format", "none"})
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("serve printed no URL: %v; stderr %s", err, stderr.String())
+	}
+	go io.Copy(io.Discard, pr)
+	got := ask(strings.Fields(line[strings.Index(line, "http://"):])[0])
+	cancel()
+	<-done
+	if !strings.Contains(stderr.String(), "(the index was unreadable: checksum ") {
+		t.Errorf("stderr %q, want it to say the index was rebuilt for its checksum", stderr.String())
+	}
+	for i := range pages {
+		if got[i] != want[i] || !strings.HasPrefix(got[i], "200 ") {
+			t.Errorf("%s: %.200s, want %.200s", pages[i], got[i], want[i])
+		}
+	}
+}
