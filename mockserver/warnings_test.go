@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/chaindata/harness/mockserver/warnings"
 )
@@ -216,15 +218,47 @@ func TestWarningsBounded(t *testing.T) {
 // and CORS exposes the header to browser clients.
 func TestWarningsLoggedAndExposed(t *testing.T) {
 	t.Parallel()
-	var log bytes.Buffer
+	var log lockedLog
 	s := serve(t, Config{Logger: slog.New(slog.NewTextHandler(&log, nil))}, genWorld(t))
 	r := s.get(t, "/api/v2/games", "first=3&epochfrom=1")
 	if !strings.Contains(r.header.Get("Access-Control-Expose-Headers"), WarningHeader) {
 		t.Errorf("Access-Control-Expose-Headers = %q", r.header.Get("Access-Control-Expose-Headers"))
 	}
+	// The line is written once the handler returns, which may be after the
+	// client has read the answer.
 	for _, want := range []string{`warning="unknown parameter \"epochfrom\" ignored`, `warning="unknown parameter \"first\" ignored`} {
-		if !strings.Contains(log.String(), want) {
-			t.Errorf("the log does not hold %s:\n%s", want, log.String())
+		if got, ok := log.await(want, 10*time.Second); !ok {
+			t.Errorf("the log does not hold %s:\n%s", want, got)
 		}
+	}
+}
+
+// lockedLog is a log destination that handlers on the server's goroutines
+// may write while the test reads it.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// await waits up to limit for the log to hold want, and returns what it holds.
+func (l *lockedLog) await(want string, limit time.Duration) (string, bool) {
+	deadline := time.Now().Add(limit)
+	for {
+		l.mu.Lock()
+		got := l.buf.String()
+		l.mu.Unlock()
+		if strings.Contains(got, want) {
+			return got, true
+		}
+		if time.Now().After(deadline) {
+			return got, false
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -48,8 +48,7 @@ func forEach(n int, fn func(i int)) {
 	var wg sync.WaitGroup
 	limit := int64(runtime.GOMAXPROCS(0) - 1)
 	for range min(n-1, int(limit)) {
-		if helpers.Add(1) > limit {
-			helpers.Add(-1)
+		if !reserveHelper(limit) {
 			break
 		}
 		wg.Add(1)
@@ -61,6 +60,21 @@ func forEach(n int, fn func(i int)) {
 	}
 	work()
 	wg.Wait()
+}
+
+// reserveHelper takes one of the limit helper places, if one is free. It
+// never lets the count pass limit, not even for a moment: an add-then-undo
+// would let a concurrent reader see one helper too many.
+func reserveHelper(limit int64) bool {
+	for {
+		h := helpers.Load()
+		if h >= limit {
+			return false
+		}
+		if helpers.CompareAndSwap(h, h+1) {
+			return true
+		}
+	}
 }
 
 // ValidateEach checks many documents on every core and returns, for each
