@@ -23,9 +23,9 @@ import (
 //	POST /harness/advance?blocks=N   (or epochs=N)
 //	POST /harness/faults             (body: a rule file, YAML or JSON)
 //	POST /harness/reset
-//	GET  /harness/requests           (?listing=, ?since=: journal.go)
+//	GET  /harness/requests           (?listing=, ?since=: journalapi.go)
 //	DELETE /harness/requests
-//	GET  /harness/walks              (?listing=: walks.go)
+//	GET  /harness/walks              (?listing=: journalapi.go)
 //
 // Every answer is the status, as JSON; bad input is a 400 with the API's
 // error body. Writes from other web origins are refused, and a token may be
@@ -135,7 +135,7 @@ func (s *Server) Reset() {
 		s.chain.Reset()
 	}
 	s.faults.Reset()
-	s.journal.clear()
+	s.journal.Clear()
 }
 
 // withControl serves the control API under /harness/, behind its guard, and

@@ -20,6 +20,7 @@
 // The mock also watches its clients: an answer to a request it reads
 // differently from what the client likely meant carries X-Harness-Warning
 // headers (warnings.go; Config.StrictParams refuses such requests), and the
-// request journal (journal.go) keeps what it received, read back as the
-// clients' walks through the listings, checked (walks.go).
+// request journal (package journal; observe.go records each request in it)
+// keeps what it received, read back as the clients' walks through the
+// listings, checked (Server.Requests, Server.Walks).
 package mockserver

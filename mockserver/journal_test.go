@@ -12,6 +12,7 @@ import (
 
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/generators/world"
+	"github.com/chaindata/harness/mockserver/journal"
 	"github.com/chaindata/harness/mockserver/store"
 
 	"github.com/chaindata/harness/mockserver/warnings"
@@ -35,7 +36,7 @@ func journalServer(t testing.TB, cfg Config, w *world.World) (*testServer, *Serv
 }
 
 // journalRead sends a read of the journal and decodes its requests.
-func journalRead(t testing.TB, s *testServer, query string) []Request {
+func journalRead(t testing.TB, s *testServer, query string) []journal.Request {
 	t.Helper()
 	r, err := s.fetch(http.MethodGet, "/harness/requests", query, nil)
 	if err != nil {
@@ -44,7 +45,7 @@ func journalRead(t testing.TB, s *testServer, query string) []Request {
 	if r.status != http.StatusOK {
 		t.Fatalf("%s: status %d: %s", r, r.status, r.body)
 	}
-	var got struct{ Requests []Request }
+	var got struct{ Requests []journal.Request }
 	dec := json.NewDecoder(strings.NewReader(string(r.body)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&got); err != nil {
@@ -62,19 +63,19 @@ func TestJournalRecordsRequests(t *testing.T) {
 	type sent struct {
 		method, path, query string
 		hdr                 http.Header
-		want                Request // the fields compared
-		warning             string  // a finding it must carry
+		want                journal.Request // the fields compared
+		warning             string          // a finding it must carry
 	}
 	requests := []sent{
-		{"GET", "/transactions", "first=3", nil, Request{Listing: "transactions", Status: 200, Rows: 3}, ""},
-		{"GET", "/api/v2/snapshots", "pagination.first=2&first=2", nil, Request{Listing: "snapshots", Status: 200, Rows: 2}, `unknown parameter "first"`},
+		{"GET", "/transactions", "first=3", nil, journal.Request{Listing: "transactions", Status: 200, Rows: 3}, ""},
+		{"GET", "/api/v2/snapshots", "pagination.first=2&first=2", nil, journal.Request{Listing: "snapshots", Status: 200, Rows: 2}, `unknown parameter "first"`},
 		{"GET", "/api/v2/network/parameters", "pagination.first=4", http.Header{"X-Harness-Fault": {"status=503; retry-after=2"}},
-			Request{Listing: "networkparameters", Status: 503, Fault: "status=503; retry-after=2 (X-Harness-Fault header)", RetryAfter: 2}, ""},
+			journal.Request{Listing: "networkparameters", Status: 503, Fault: "status=503; retry-after=2 (X-Harness-Fault header)", RetryAfter: 2}, ""},
 		{"GET", "/api/v2/games", "pagination.first=1", http.Header{"X-Harness-Fault": {"truncate=0.5"}},
-			Request{Listing: "games", Status: 200, Rows: 1, Fault: "truncate=0.5 (X-Harness-Fault header)"}, ""},
-		{"GET", "/nowhere", "", nil, Request{Status: 404}, `unknown path "/nowhere"`},
-		{"POST", "/transactions", "", nil, Request{Listing: "transactions", Status: 501}, ""},
-		{"GET", "/api/v2/core/keys/ethereum/rotations", "pagination.first=6000", nil, Request{Listing: "keyrotations", Status: 400}, "above the maximum page size"},
+			journal.Request{Listing: "games", Status: 200, Rows: 1, Fault: "truncate=0.5 (X-Harness-Fault header)"}, ""},
+		{"GET", "/nowhere", "", nil, journal.Request{Status: 404}, `unknown path "/nowhere"`},
+		{"POST", "/transactions", "", nil, journal.Request{Listing: "transactions", Status: 501}, ""},
+		{"GET", "/api/v2/core/keys/ethereum/rotations", "pagination.first=6000", nil, journal.Request{Listing: "keyrotations", Status: 400}, "above the maximum page size"},
 	}
 	for _, rq := range requests {
 		if _, err := s.fetch(rq.method, rq.path, rq.query, rq.hdr); err != nil && rq.want.Fault == "" {
@@ -206,7 +207,7 @@ func TestJournalOff(t *testing.T) {
 	if r := s.get(t, "/api/v2/games", "first=1"); len(r.header.Values(WarningHeader)) != 1 {
 		t.Errorf("%s: findings %q", r, r.header.Values(WarningHeader))
 	}
-	if got := srv.Requests(RequestFilter{}); len(got) != 0 {
+	if got := srv.Requests(journal.RequestFilter{}); len(got) != 0 {
 		t.Errorf("a journal of size -1 holds %d requests", len(got))
 	}
 	srv.ClearRequests()
@@ -242,7 +243,7 @@ func TestJournalBoundUnderConcurrentClients(t *testing.T) {
 	}
 	done := make(chan struct{})
 	var readers sync.WaitGroup
-	for _, f := range []RequestFilter{{}, {Listing: "transactions"}, {Since: clients * each / 2}, {Listing: "games", Since: 10}} {
+	for _, f := range []journal.RequestFilter{{}, {Listing: "transactions"}, {Since: clients * each / 2}, {Listing: "games", Since: 10}} {
 		readers.Add(1)
 		go func() {
 			defer readers.Done()
@@ -260,7 +261,7 @@ func TestJournalBoundUnderConcurrentClients(t *testing.T) {
 	wg.Wait()
 	close(done)
 	readers.Wait()
-	got := srv.Requests(RequestFilter{})
+	got := srv.Requests(journal.RequestFilter{})
 	if len(got) != size || got[0].ID != clients*each || got[size-1].ID != clients*each-size+1 {
 		t.Fatalf("after %d requests: %d journaled, IDs %d to %d; want the newest %d", clients*each, len(got), got[0].ID, got[len(got)-1].ID, size)
 	}
@@ -269,72 +270,23 @@ func TestJournalBoundUnderConcurrentClients(t *testing.T) {
 			t.Errorf("request %d: status %d, warnings %q", r.ID, r.Status, r.Warnings)
 		}
 	}
-	checkJournalRead(t, journalRead(t, s, "listing=games&since=100"), RequestFilter{Listing: "games", Since: 100}, size)
+	checkJournalRead(t, journalRead(t, s, "listing=games&since=100"), journal.RequestFilter{Listing: "games", Since: 100}, size)
 }
 
 // checkJournalRead checks one read of the journal.
-func checkJournalRead(t *testing.T, got []Request, f RequestFilter, size int) {
+func checkJournalRead(t *testing.T, got []journal.Request, f journal.RequestFilter, size int) {
 	t.Helper()
 	if len(got) > size {
 		t.Errorf("%+v: %d requests, above the bound %d", f, len(got), size)
 	}
 	for i, r := range got {
-		if !f.keeps(&r) {
+		if !f.Keeps(&r) {
 			t.Errorf("%+v: holds request %d of %s", f, r.ID, r.Listing)
 		}
 		if i > 0 && r.ID >= got[i-1].ID {
 			t.Errorf("%+v: request %d after %d, not newest first", f, r.ID, got[i-1].ID)
 		}
 	}
-}
-
-// TestJournalRing checks the ring drops a request answered after newer ones
-// took its place, or after a clear, and lets the oldest pages' rows go
-// beyond its bound of row runs.
-func TestJournalRing(t *testing.T) {
-	t.Parallel()
-	page := func(runs int) pageNote {
-		n := pageNote{answered: true}
-		for i := range runs {
-			n.runs = append(n.runs, rowRun{int32(2 * i), 1})
-		}
-		return n
-	}
-	j := newJournal(2)
-	a, b, c, d := j.reserve(), j.reserve(), j.reserve(), j.reserve()
-	j.add(&record{Request: Request{ID: d}})
-	j.add(&record{Request: Request{ID: a}}) // its place went to c
-	j.add(&record{Request: Request{ID: c}})
-	if got := ids(j.records()); got != fmt.Sprint([]uint64{c, d}) {
-		t.Errorf("records %s, want [%d %d]", got, c, d)
-	}
-	j.clear()
-	j.add(&record{Request: Request{ID: b}}) // arrived before the clear
-	if got := j.records(); len(got) != 0 {
-		t.Errorf("after a clear: %s", ids(got))
-	}
-
-	j = newJournal(4)
-	j.maxRuns = 5
-	for range 4 {
-		j.add(&record{Request: Request{ID: j.reserve()}, page: page(2), hasPage: true})
-	}
-	recs := j.records()
-	var dropped []bool
-	for _, r := range recs {
-		dropped = append(dropped, r.rowsDropped)
-	}
-	if fmt.Sprint(dropped) != "[true true false false]" || j.runs > j.maxRuns {
-		t.Errorf("rows dropped %v, %d runs held (bound %d)", dropped, j.runs, j.maxRuns)
-	}
-}
-
-func ids(recs []*record) string {
-	var out []uint64
-	for _, r := range recs {
-		out = append(out, r.ID)
-	}
-	return fmt.Sprint(out)
 }
 
 // TestJournalBoundsWhatItKeeps checks a hostile request's path and query
@@ -354,12 +306,12 @@ func TestJournalBoundsWhatItKeeps(t *testing.T) {
 	if d := time.Since(start); r.status != 200 || d > 10*time.Second || len(r.header.Values(WarningHeader)) != warnings.MaxFindings+1 {
 		t.Errorf("status %d, %d findings in %v", r.status, len(r.header.Values(WarningHeader)), d)
 	}
-	for _, got := range srv.Requests(RequestFilter{}) {
+	for _, got := range srv.Requests(journal.RequestFilter{}) {
 		if len(got.Path) > maxKeptPath+32 || len(got.Query) > maxKeptQuery+32 {
 			t.Errorf("request %d kept a path of %d bytes and a query of %d", got.ID, len(got.Path), len(got.Query))
 		}
 	}
-	if got := srv.Requests(RequestFilter{})[0].Query; !strings.HasSuffix(got, fmt.Sprintf("…(%d bytes)", len(strings.Join(many, "&"))+len("&x=")+200_000)) {
+	if got := srv.Requests(journal.RequestFilter{})[0].Query; !strings.HasSuffix(got, fmt.Sprintf("…(%d bytes)", len(strings.Join(many, "&"))+len("&x=")+200_000)) {
 		t.Errorf("the query kept ends %q", got[len(got)-40:])
 	}
 	s.do(t, http.MethodHead, "/api/v2/snapshots", "", nil)

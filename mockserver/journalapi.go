@@ -14,7 +14,26 @@ import (
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/internal/quote"
 	"github.com/chaindata/harness/internal/suggest"
+	"github.com/chaindata/harness/mockserver/journal"
 )
+
+// The request journal (package journal) as the server offers it: to Go, and
+// to HTTP clients through the control API.
+
+// DefaultJournalSize is the most requests the journal keeps when
+// Config.JournalSize is 0.
+const DefaultJournalSize = 10_000
+
+// Requests returns the journal's requests that f selects, newest first,
+// each with the walk it is part of and the page that issued its cursor.
+func (s *Server) Requests(f journal.RequestFilter) []journal.Request { return s.journal.Requests(f) }
+
+// Walks returns the walks of the journal's requests, oldest first; listing
+// ("" for all) keeps one listing's.
+func (s *Server) Walks(listing string) []journal.Walk { return s.journal.Walks(listing) }
+
+// ClearRequests empties the request journal.
+func (s *Server) ClearRequests() { s.journal.Clear() }
 
 // The control API's reads of the journal (control.go routes them):
 //
@@ -38,7 +57,7 @@ func (s *Server) handleRequests(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, struct {
-		Requests []Request `json:"requests"`
+		Requests []journal.Request `json:"requests"`
 	}{s.Requests(f)})
 }
 
@@ -49,8 +68,8 @@ func (s *Server) handleClearRequests(w http.ResponseWriter, r *http.Request) {
 	}
 	s.ClearRequests()
 	writeJSON(w, struct {
-		Requests []Request `json:"requests"`
-	}{[]Request{}})
+		Requests []journal.Request `json:"requests"`
+	}{[]journal.Request{}})
 }
 
 func (s *Server) handleWalks(w http.ResponseWriter, r *http.Request) {
@@ -60,15 +79,15 @@ func (s *Server) handleWalks(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, struct {
-		Walks []Walk `json:"walks"`
+		Walks []journal.Walk `json:"walks"`
 	}{s.Walks(f.Listing)})
 }
 
 // requestFilter reads the query of a journal read, which may give the
 // parameters allowed, each once.
-func requestFilter(raw string, allowed ...string) (RequestFilter, *apiError) {
-	var f RequestFilter
-	bad := func(format string, a ...any) (RequestFilter, *apiError) {
+func requestFilter(raw string, allowed ...string) (journal.RequestFilter, *apiError) {
+	var f journal.RequestFilter
+	bad := func(format string, a ...any) (journal.RequestFilter, *apiError) {
 		return f, invalidArgument("invalid journal request", fmt.Sprintf(format, a...))
 	}
 	q, err := url.ParseQuery(raw)

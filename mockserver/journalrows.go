@@ -7,17 +7,30 @@ import (
 	"strconv"
 
 	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/mockserver/journal"
 	"github.com/chaindata/harness/mockserver/store"
 )
 
-// What the walks (walks.go) read of the store: the row a cursor names, and
-// the rows a walk should have seen.
+// What the journal's walks (package journal) read of the store: the row a
+// cursor names, and the rows a walk should have seen.
+
+// rowSource is the journal's journal.Source: the server's store, read for
+// the walks.
+type rowSource struct{ s *Server }
+
+// CursorRow is cursorRow.
+func (r rowSource) CursorRow(listing, c string) (int, bool) { return r.s.cursorRow(listing, c) }
+
+// ExpectedRows is expectedRows.
+func (r rowSource) ExpectedRows(listing string, q url.Values, first *journal.Page) ([]int32, error) {
+	return r.s.expectedRows(listing, q, first)
+}
 
 // expectedRows returns the store indexes of the rows of listing that match
 // the filters of q and that the listing held when page, a walk's first
 // page, was made, ascending.
-func (s *Server) expectedRows(listing string, q url.Values, page *pageNote) ([]int32, error) {
-	count := page.total
+func (s *Server) expectedRows(listing string, q url.Values, page *journal.Page) ([]int32, error) {
+	count := page.Total
 	var rows []int32
 	var found bool
 	switch listing {
@@ -54,18 +67,18 @@ func (s *Server) expectedRows(listing string, q url.Values, page *pageNote) ([]i
 
 // gameRows reads the games a walk of the filters of q could see back from
 // the store: the window of its first page, every page of it, forwards.
-func (s *Server) gameRows(q url.Values, first *pageNote) ([]int32, error) {
+func (s *Server) gameRows(q url.Values, first *journal.Page) ([]int32, error) {
 	rq := url.Values{}
 	for k, v := range q {
-		if !pagingParam(records.ListingGames, k) {
+		if !journal.PagingParam(records.ListingGames, k) {
 			rq[k] = v
 		}
 	}
 	for _, k := range []string{"epochFrom", "epoch_from", "epochTo", "epoch_to"} {
 		delete(rq, k)
 	}
-	rq.Set("epochFrom", strconv.FormatUint(first.epochFrom, 10))
-	rq.Set("epochTo", strconv.FormatUint(first.epochTo, 10))
+	rq.Set("epochFrom", strconv.FormatUint(first.EpochFrom, 10))
+	rq.Set("epochTo", strconv.FormatUint(first.EpochTo, 10))
 	rq.Set("pagination.newestFirst", "false")
 	rq.Set("pagination.first", strconv.Itoa(s.cfg.MaxPageSize))
 	var out []int32
@@ -80,14 +93,14 @@ func (s *Server) gameRows(q url.Values, first *pageNote) ([]int32, error) {
 			return nil, err
 		}
 		buf = b
-		for _, run := range n.runs {
-			for i := run.first; i < run.first+run.n; i++ {
-				if int(i) < first.total {
+		for _, run := range n.Runs {
+			for i := run.First; i < run.First+run.N; i++ {
+				if int(i) < first.Total {
 					out = append(out, i)
 				}
 			}
 		}
-		if !n.hasNext || n.end == "" {
+		if !n.HasNext || n.end == "" {
 			break
 		}
 		rq.Set("pagination.after", n.end)

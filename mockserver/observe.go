@@ -9,14 +9,15 @@ import (
 
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/mockserver/faults"
+	"github.com/chaindata/harness/mockserver/journal"
 	"github.com/chaindata/harness/mockserver/store"
 )
 
 // The observing middleware sits in front of the fault injector: it works
 // out a request's warnings (warnings.go) before the request is served,
 // refuses it under Config.StrictParams, and once it is answered records it
-// in the journal (journal.go) with what the handler and the injector told
-// its note.
+// in the journal (package journal) with what the handler and the injector
+// told its note.
 
 // pageNote is what the serving of one request tells the journal: the rows
 // its page holds, the cursors it issued, the fault injected, and findings
@@ -24,24 +25,14 @@ import (
 // (noteOf); every method does nothing on a nil note, so a handler called
 // without one pays nothing.
 type pageNote struct {
-	answered   bool     // a page was made
-	rows       int      // rows in it
-	runs       []rowRun // which rows, as store indexes
-	total      int      // the listing's rows when it was made
-	start, end string   // cursors of its first and last row ("" when empty)
-	// hasNext and hasPrev are a paged listing's pageInfo flags.
-	hasNext, hasPrev bool
-	// asked is the count a transactions page was asked for (its default,
-	// or the maximum for a window); cut, that a window was cut at the
-	// maximum.
-	asked int
-	cut   bool
-	// window says the games page was of the epochs [epochFrom, epochTo].
-	window             bool
-	epochFrom, epochTo uint64
-	fault              string      // the fault injected, as the header's grammar writes it
-	faultKind          faults.Kind // its kind (None for a latency alone)
-	late               []string    // findings made with the page
+	answered bool // a page was made
+	// Page is what the walks need of it: its rows, pageInfo flags, count
+	// asked for and epoch window.
+	journal.Page
+	start, end string      // cursors of its first and last row ("" when empty)
+	fault      string      // the fault injected, as the header's grammar writes it
+	faultKind  faults.Kind // its kind (None for a latency alone)
+	late       []string    // findings made with the page
 	// query is the request's query, parsed once for the warnings and the
 	// handler (nil: the handler parses it, and refuses it if malformed).
 	query url.Values
@@ -60,49 +51,19 @@ func withNote(r *http.Request, n *pageNote) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), noteKey{}, n))
 }
 
-// rowRun is a run of consecutive store indexes, [first, first+n).
-type rowRun struct{ first, n int32 }
-
-// addRow adds store index i to runs, extending the last run when i is next
-// to it on either side (a page is ascending or descending in the store).
-func addRow(runs []rowRun, i int32) []rowRun {
-	if k := len(runs) - 1; k >= 0 {
-		r := &runs[k]
-		switch {
-		case i == r.first+r.n:
-			r.n++
-			return runs
-		case i == r.first-1:
-			r.first, r.n = i, r.n+1
-			return runs
-		}
-	}
-	return append(runs, rowRun{i, 1})
-}
-
-// contains reports whether store index i is in runs.
-func containsRow(runs []rowRun, i int32) bool {
-	for _, r := range runs {
-		if i >= r.first && i < r.first+r.n {
-			return true
-		}
-	}
-	return false
-}
-
 // pagedPage notes the page of a paged listing: positions [start, end) of v,
 // of a listing of total rows, and the cursors written for its ends.
 func (n *pageNote) pagedPage(v view, start, end, total int, startCursor, endCursor []byte) {
 	if n == nil {
 		return
 	}
-	n.answered, n.rows, n.total = true, end-start, total
-	n.runs = make([]rowRun, 0, 1)
+	n.answered, n.Rows, n.Total = true, end-start, total
+	n.Runs = make([]journal.RowRun, 0, 1)
 	for p := start; p < end; p++ {
-		n.runs = addRow(n.runs, int32(v.row(p)))
+		n.Runs = journal.AddRow(n.Runs, int32(v.row(p)))
 	}
 	n.start, n.end = cursorPair(startCursor, endCursor)
-	n.hasNext, n.hasPrev = end < v.len(), start > 0
+	n.HasNext, n.HasPrev = end < v.len(), start > 0
 }
 
 // txPage notes a transactions page: picked are the rows, newest first,
@@ -112,10 +73,10 @@ func (n *pageNote) txPage(st store.Reader, picked []int, asked int) {
 		return
 	}
 	keys := st.TxKeys()
-	n.answered, n.rows, n.total, n.asked = true, len(picked), len(keys), asked
-	n.runs = make([]rowRun, 0, 1)
+	n.answered, n.Rows, n.Total, n.Asked = true, len(picked), len(keys), asked
+	n.Runs = make([]journal.RowRun, 0, 1)
 	for _, i := range picked {
-		n.runs = addRow(n.runs, int32(i))
+		n.Runs = journal.AddRow(n.Runs, int32(i))
 	}
 	if len(picked) > 0 {
 		var buf [64]byte
@@ -140,14 +101,14 @@ func appendTxCursor(b []byte, k records.TxKey) []byte {
 // windowCut notes a transactions window cut at the maximum page size.
 func (n *pageNote) windowCut() {
 	if n != nil {
-		n.cut = true
+		n.Cut = true
 	}
 }
 
 // epochWindow notes the epochs a games page was made of.
 func (n *pageNote) epochWindow(from, to uint64) {
 	if n != nil {
-		n.window, n.epochFrom, n.epochTo = true, from, to
+		n.Window, n.EpochFrom, n.EpochTo = true, from, to
 	}
 }
 
@@ -180,7 +141,7 @@ func (s *Server) txAsked(req txRequest) int {
 // windowCapped makes the finding of a transactions window cut at the
 // maximum page size: a late warning, or under StrictParams the 400.
 func (s *Server) windowCapped(n *pageNote) *apiError {
-	if n == nil || !n.cut {
+	if n == nil || !n.Cut {
 		return nil
 	}
 	text := "the rows between after and before are more than the maximum page size " + strconv.Itoa(s.cfg.TxMaxPageSize) +
@@ -240,7 +201,7 @@ func (o *observedWriter) Unwrap() http.ResponseWriter { return o.ResponseWriter 
 // record adds the request to the journal, once.
 func (o *observedWriter) record() {
 	if o.id != 0 {
-		o.s.journal.add(o.newRecord())
+		o.s.journal.Add(o.newRecord())
 		o.id = 0
 	}
 }
@@ -250,7 +211,7 @@ func (o *observedWriter) record() {
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		o := &observedWriter{ResponseWriter: w, s: s, start: time.Now(), r: r}
-		o.id = s.journal.reserve()
+		o.id = s.journal.Reserve()
 		listing, known := s.listingOf[r.URL.Path]
 		o.listing = listing
 		o.note.query, o.warnings = s.warn.Of(r, listing, known)
@@ -268,18 +229,18 @@ func (s *Server) observe(next http.Handler) http.Handler {
 }
 
 // newRecord makes the journal's record of the request.
-func (o *observedWriter) newRecord() *record {
+func (o *observedWriter) newRecord() *journal.Record {
 	n, r := &o.note, o.r
-	rec := &record{
-		Request: Request{
+	rec := &journal.Record{
+		Request: journal.Request{
 			ID: o.id, Time: o.start.UTC(), Method: r.Method, Path: bounded(r.URL.Path, maxKeptPath),
 			Query: bounded(r.URL.RawQuery, maxKeptQuery), Listing: o.listing, Status: o.status, Fault: n.fault,
 			Warnings: append(o.warnings, n.late...), Cursor: bounded(carriedCursor(o.listing, n.query), maxKeptPath),
 			Remote: r.RemoteAddr,
 		},
-		end: time.Now(),
+		End: time.Now(),
 	}
-	rec.DurationMS = float64(rec.end.Sub(o.start).Microseconds()) / 1000
+	rec.DurationMS = float64(rec.End.Sub(o.start).Microseconds()) / 1000
 	if rec.Warnings == nil {
 		rec.Warnings = []string{}
 	}
@@ -287,10 +248,10 @@ func (o *observedWriter) newRecord() *record {
 		rec.RetryAfter, _ = strconv.Atoi(o.retryAfter)
 	}
 	if n.answered && o.status == http.StatusOK {
-		rec.page, rec.hasPage = pageOf(n), true
-		rec.Rows, rec.StartCursor, rec.EndCursor = n.rows, n.start, n.end
+		rec.Page, rec.HasPage = n.Page, true
+		rec.Rows, rec.StartCursor, rec.EndCursor = n.Rows, n.start, n.end
 	}
-	rec.whole = rec.hasPage && !brokenAnswer(n.faultKind)
+	rec.Whole = rec.HasPage && !brokenAnswer(n.faultKind)
 	return rec
 }
 
@@ -310,14 +271,6 @@ func bounded(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…(" + strconv.Itoa(len(s)) + " bytes)"
-}
-
-// pageOf copies what a walk needs of a note.
-func pageOf(n *pageNote) pageNote {
-	return pageNote{
-		answered: true, rows: n.rows, runs: n.runs, total: n.total, hasNext: n.hasNext, hasPrev: n.hasPrev,
-		asked: n.asked, cut: n.cut, window: n.window, epochFrom: n.epochFrom, epochTo: n.epochTo,
-	}
 }
 
 // brokenAnswer reports whether a fault of kind k keeps the client from

@@ -13,6 +13,7 @@ import (
 	"github.com/chaindata/harness/generators/fixtures/integrity"
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/mockserver/faults"
+	"github.com/chaindata/harness/mockserver/journal"
 	"github.com/chaindata/harness/mockserver/store"
 	"github.com/chaindata/harness/mockserver/warnings"
 )
@@ -44,7 +45,8 @@ type Config struct {
 	// X-Harness-Warning headers.
 	StrictParams bool
 	// JournalSize is the most requests the request journal keeps, newest
-	// first (default DefaultJournalSize; negative: none). See journal.go.
+	// first (default DefaultJournalSize; negative: none). See package
+	// journal.
 	JournalSize int
 	// TransactionsPrefix, when set, also serves the transaction listing at
 	// TransactionsPrefix + "/transactions" (it is always at /transactions
@@ -152,10 +154,10 @@ type Server struct {
 	faults  *faults.Injector
 	handler http.Handler
 	bufs    sync.Pool
-	// journal keeps the requests received (journal.go); listingOf names
+	// journal keeps the requests received (package journal); listingOf names
 	// the listing of each path served, paths lists them; warn finds what
 	// a request reads differently from what its client likely meant.
-	journal   *journal
+	journal   *journal.Journal
 	listingOf map[string]string
 	paths     []string
 	warn      *warnings.Checker
@@ -172,7 +174,7 @@ func newServer(cfg Config, st *store.Store, observed bool) *Server {
 		panic("mockserver.New: the chain grows another store")
 	}
 	s := &Server{cfg: cfg.withDefaults(), store: st, chain: cfg.Chain}
-	s.journal = newJournal(s.cfg.JournalSize)
+	s.journal = journal.New(s.cfg.JournalSize, rowSource{s})
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
 	mux := http.NewServeMux()
 	type listing struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/mockserver/faults"
+	"github.com/chaindata/harness/mockserver/journal"
 )
 
 // pager is a client of one test server for the walk tests: it fetches a
@@ -112,7 +113,7 @@ type wantWalk struct {
 }
 
 // checkWalk checks w is want.
-func checkWalk(t *testing.T, w Walk, want wantWalk) {
+func checkWalk(t *testing.T, w journal.Walk, want wantWalk) {
 	t.Helper()
 	honoured := 0
 	for _, r := range w.RetryAfter {
@@ -285,7 +286,7 @@ func TestWalks(t *testing.T) {
 			walks := srv.Walks("")
 			t.Cleanup(func() {
 				if t.Failed() { // the journal, to see why
-					for _, r := range srv.Requests(RequestFilter{}) {
+					for _, r := range srv.Requests(journal.RequestFilter{}) {
 						t.Logf("request %d: %s?%s: %d, %d rows, walk %d, cursor of %d", r.ID, r.Path, r.Query, r.Status, r.Rows, r.Walk, r.IssuedBy)
 					}
 				}
@@ -339,7 +340,7 @@ func TestWalksLinkRequests(t *testing.T) {
 	s, srv := journalServer(t, Config{}, genWorld(t))
 	p := &pager{t: t, s: s, srv: srv}
 	p.txWalk(200, nil, nil)
-	reqs := srv.Requests(RequestFilter{})
+	reqs := srv.Requests(journal.RequestFilter{})
 	for i, r := range reqs {
 		if i == len(reqs)-1 {
 			if r.IssuedBy != 0 || r.Walk != r.ID {
@@ -355,7 +356,7 @@ func TestWalksLinkRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got struct{ Walks []Walk }
+	var got struct{ Walks []journal.Walk }
 	if err := json.Unmarshal(r.body, &got); err != nil || r.status != 200 || len(got.Walks) != 1 || !got.Walks[0].OK() {
 		t.Fatalf("%s: %d %v: %s", r, r.status, err, r.body)
 	}

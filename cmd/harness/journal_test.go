@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/mockserver/journal"
 )
 
 // orvalQuery is the query orval's axios client sends for two command types.
@@ -73,7 +74,7 @@ func TestServeJournalSize(t *testing.T) {
 		}
 		_, _, body := fetch(t, base+"/harness/requests")
 		stop()
-		var got struct{ Requests []mockserver.Request }
+		var got struct{ Requests []journal.Request }
 		if err := json.Unmarshal(body, &got); err != nil {
 			t.Fatalf("--journal-size %s: %v: %s", tc.size, err, body)
 		}

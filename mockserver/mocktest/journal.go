@@ -5,20 +5,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/mockserver/journal"
 )
 
 // Requests returns the requests the server received, newest first, as GET
 // /harness/requests answers them: method, path, query, status, rows, the
 // fault injected, the warnings, and the walk each is part of.
-func (s *Server) Requests() []mockserver.Request {
-	return s.mock.Requests(mockserver.RequestFilter{})
+func (s *Server) Requests() []journal.Request {
+	return s.mock.Requests(journal.RequestFilter{})
 }
 
 // RequestsOf returns the requests of one listing ("games", "snapshots",
 // "keyrotations", "networkparameters", "transactions"), newest first.
-func (s *Server) RequestsOf(listing string) []mockserver.Request {
-	return s.mock.Requests(mockserver.RequestFilter{Listing: listing})
+func (s *Server) RequestsOf(listing string) []journal.Request {
+	return s.mock.Requests(journal.RequestFilter{Listing: listing})
 }
 
 // ClearRequests empties the request journal, so that what follows is
@@ -26,8 +26,8 @@ func (s *Server) RequestsOf(listing string) []mockserver.Request {
 func (s *Server) ClearRequests() { s.mock.ClearRequests() }
 
 // Walks returns the client's walks through the listings, oldest first, as
-// GET /harness/walks answers them (see mockserver.Walk).
-func (s *Server) Walks() []mockserver.Walk { return s.mock.Walks("") }
+// GET /harness/walks answers them (see journal.Walk).
+func (s *Server) Walks() []journal.Walk { return s.mock.Walks("") }
 
 // AssertNoWarnings fails the test for each request the mock read
 // differently from what the client likely meant (an X-Harness-Warning).
@@ -88,7 +88,7 @@ func (s *Server) AssertWalksClean(tb testing.TB) bool {
 
 // assertWalk fails the test for each problem of w (not reaching the end
 // only when whole is set), with the walk's requests.
-func (s *Server) assertWalk(tb testing.TB, w mockserver.Walk, whole bool) bool {
+func (s *Server) assertWalk(tb testing.TB, w journal.Walk, whole bool) bool {
 	tb.Helper()
 	var problems []string
 	for _, p := range w.Problems {
@@ -105,9 +105,9 @@ func (s *Server) assertWalk(tb testing.TB, w mockserver.Walk, whole bool) bool {
 }
 
 // walkRequests lists a walk's requests, one a line.
-func (s *Server) walkRequests(w mockserver.Walk) string {
-	byID := map[uint64]mockserver.Request{}
-	for _, r := range s.mock.Requests(mockserver.RequestFilter{Listing: w.Listing, Since: w.ID - 1}) {
+func (s *Server) walkRequests(w journal.Walk) string {
+	byID := map[uint64]journal.Request{}
+	for _, r := range s.mock.Requests(journal.RequestFilter{Listing: w.Listing, Since: w.ID - 1}) {
 		byID[r.ID] = r
 	}
 	var b strings.Builder
@@ -126,12 +126,12 @@ func (s *Server) walkRequests(w mockserver.Walk) string {
 }
 
 // describe says how a walk went, in a few words.
-func describe(w mockserver.Walk) string {
+func describe(w journal.Walk) string {
 	return fmt.Sprintf("GET %s?%s, %d pages, %d rows", w.Path, w.Query, w.Pages, w.Rows)
 }
 
 // target is a request's path and query.
-func target(r mockserver.Request) string {
+func target(r journal.Request) string {
 	if r.Query == "" {
 		return r.Path
 	}

@@ -1,4 +1,4 @@
-package mockserver
+package journal
 
 import (
 	"sync"
@@ -8,12 +8,9 @@ import (
 
 // The request journal: the API requests the mock received (the control
 // API's are not), newest first, bounded. A client's test reads it to verify
-// what its client sent (GET /harness/requests, Server.Requests, mocktest's
-// srv.Requests) and the walks it made through the listings (walks.go).
-
-// DefaultJournalSize is the most requests the journal keeps when
-// Config.JournalSize is 0.
-const DefaultJournalSize = 10_000
+// what its client sent (GET /harness/requests, mockserver's Server.Requests,
+// mocktest's srv.Requests) and the walks it made through the listings
+// (walks.go).
 
 // Request is one request the mock received, as the journal keeps it.
 type Request struct {
@@ -59,29 +56,32 @@ type Request struct {
 	Remote string `json:"remote"`
 }
 
-// record is a journaled request and what the walks need of its answer.
-type record struct {
+// Record is a journaled request and what the walks need of its answer.
+type Record struct {
 	Request
-	end time.Time
-	// page is the page of a 200 answer, when hasPage; whole, that the
+	// End is when the answer's status was written (or the request ended
+	// without one).
+	End time.Time
+	// Page is the page of a 200 answer, when HasPage; Whole, that the
 	// client got all of it (no fault cut, garbled or dropped it).
-	page    pageNote
-	hasPage bool
-	whole   bool
+	Page    Page
+	HasPage bool
+	Whole   bool
 	// rowsDropped says the page's rows were let go to keep the journal
 	// within its bound of row runs.
 	rowsDropped bool
 }
 
-// journal is a ring of the latest records. A request takes its ID when it
+// Journal is a ring of the latest records. A request takes its ID when it
 // arrives and is stored when answered, so that the order of IDs is the order
 // of arrival and a page is always numbered before the requests that follow
 // its cursors.
-type journal struct {
+type Journal struct {
+	src  Source        // the listings, read by the walks
 	next atomic.Uint64 // the next ID; 0 while off
 
 	mu      sync.Mutex
-	ring    []*record
+	ring    []*Record
 	cleared uint64 // requests below this ID were cleared
 	// runs counts the row runs of the stored pages; above maxRuns the
 	// oldest pages let theirs go (rowsDropped).
@@ -89,30 +89,31 @@ type journal struct {
 	dropFrom      uint64 // the oldest ID whose rows may still be held
 }
 
-// newJournal returns a journal of size records; a negative size keeps
-// none.
-func newJournal(size int) *journal {
-	j := &journal{}
+// New returns a journal of size records, whose walks read the listings
+// of src; a size of 0 or less keeps none.
+func New(size int, src Source) *Journal {
+	j := &Journal{src: src}
 	if size > 0 {
-		j.ring = make([]*record, size)
+		j.ring = make([]*Record, size)
 		j.maxRuns = max(1<<16, 64*size)
 		j.next.Store(1)
 	}
 	return j
 }
 
-// reserve returns the ID of a request that just arrived; 0 when the journal
+// Reserve returns the ID of a request that just arrived; 0 when the journal
 // is off.
-func (j *journal) reserve() uint64 {
+func (j *Journal) Reserve() uint64 {
 	if j.ring == nil {
 		return 0
 	}
 	return j.next.Add(1) - 1
 }
 
-// add stores an answered request. One that arrived before the journal was
-// cleared, or so long ago that its place went to a newer one, is dropped.
-func (j *journal) add(rec *record) {
+// Add stores an answered request, whose ID Reserve gave. One that arrived
+// before the journal was cleared, or so long ago that its place went to a
+// newer one, is dropped.
+func (j *Journal) Add(rec *Record) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	size := uint64(len(j.ring))
@@ -121,24 +122,24 @@ func (j *journal) add(rec *record) {
 	}
 	slot := &j.ring[rec.ID%size]
 	if old := *slot; old != nil {
-		j.runs -= len(old.page.runs)
+		j.runs -= len(old.Page.Runs)
 	}
 	*slot = rec
-	j.runs += len(rec.page.runs)
+	j.runs += len(rec.Page.Runs)
 	j.trimRuns()
 }
 
 // trimRuns lets the oldest pages' rows go until the runs held are within
 // maxRuns. A record is replaced, never changed: readers may hold it.
-func (j *journal) trimRuns() {
+func (j *Journal) trimRuns() {
 	size := uint64(len(j.ring))
 	j.dropFrom = max(j.dropFrom, j.cleared, j.next.Load()-min(j.next.Load(), size))
 	for j.runs > j.maxRuns && j.dropFrom < j.next.Load() {
 		slot := &j.ring[j.dropFrom%size]
-		if rec := *slot; rec != nil && rec.ID == j.dropFrom && len(rec.page.runs) > 0 {
-			j.runs -= len(rec.page.runs)
+		if rec := *slot; rec != nil && rec.ID == j.dropFrom && len(rec.Page.Runs) > 0 {
+			j.runs -= len(rec.Page.Runs)
 			cp := *rec
-			cp.page.runs, cp.rowsDropped = nil, true
+			cp.Page.Runs, cp.rowsDropped = nil, true
 			*slot = &cp
 		}
 		j.dropFrom++
@@ -146,7 +147,7 @@ func (j *journal) trimRuns() {
 }
 
 // records returns the stored records, oldest first.
-func (j *journal) records() []*record {
+func (j *Journal) records() []*Record {
 	if j.ring == nil {
 		return nil
 	}
@@ -155,7 +156,7 @@ func (j *journal) records() []*record {
 	size := uint64(len(j.ring))
 	next := j.next.Load()
 	from := max(j.cleared, next-min(next, size), 1)
-	out := make([]*record, 0, min(size, next-from))
+	out := make([]*Record, 0, min(size, next-from))
 	for id := from; id < next; id++ {
 		if rec := j.ring[id%size]; rec != nil && rec.ID == id {
 			out = append(out, rec)
@@ -164,9 +165,9 @@ func (j *journal) records() []*record {
 	return out
 }
 
-// clear empties the journal; requests still being answered are dropped
+// Clear empties the journal; requests still being answered are dropped
 // when they end.
-func (j *journal) clear() {
+func (j *Journal) Clear() {
 	if j.ring == nil {
 		return
 	}
@@ -190,20 +191,21 @@ type RequestFilter struct {
 	SinceTime time.Time
 }
 
-func (f RequestFilter) keeps(r *Request) bool {
+// Keeps reports whether f selects r.
+func (f RequestFilter) Keeps(r *Request) bool {
 	return (f.Listing == "" || r.Listing == f.Listing) && r.ID > f.Since &&
 		(f.SinceTime.IsZero() || !r.Time.Before(f.SinceTime))
 }
 
 // Requests returns the journal's requests that f selects, newest first,
 // each with the walk it is part of and the page that issued its cursor.
-func (s *Server) Requests(f RequestFilter) []Request {
-	recs := s.journal.records()
-	wk := s.walkRecords(recs)
+func (j *Journal) Requests(f RequestFilter) []Request {
+	recs := j.records()
+	wk := walkRecords(j.src, recs)
 	out := []Request{}
 	for i := len(recs) - 1; i >= 0; i-- {
 		r := recs[i].Request
-		if !f.keeps(&r) {
+		if !f.Keeps(&r) {
 			continue
 		}
 		r.Walk, r.IssuedBy = wk.walkID(r.ID), wk.issuedBy[r.ID]
@@ -211,6 +213,3 @@ func (s *Server) Requests(f RequestFilter) []Request {
 	}
 	return out
 }
-
-// ClearRequests empties the request journal.
-func (s *Server) ClearRequests() { s.journal.clear() }

@@ -1,4 +1,4 @@
-package mockserver
+package journal
 
 import (
 	"fmt"
@@ -117,12 +117,12 @@ func (w *Walk) OK() bool { return len(w.Problems) == 0 }
 
 // Walks returns the walks of the journal's requests, oldest first; listing
 // ("" for all) keeps one listing's.
-func (s *Server) Walks(listing string) []Walk {
-	wk := s.walkRecords(s.journal.records())
+func (j *Journal) Walks(listing string) []Walk {
+	wk := walkRecords(j.src, j.records())
 	out := []Walk{}
 	for _, w := range wk.walks {
 		if listing == "" || w.Listing == listing {
-			out = append(out, s.finishWalk(w))
+			out = append(out, wk.finishWalk(w))
 		}
 	}
 	return out
@@ -138,18 +138,18 @@ const (
 
 // walker groups records into walks.
 type walker struct {
-	s     *Server
+	src   Source
 	walks []*walkState
 	// byHead maps a listing and cursor to the walks whose newest page
 	// issued it; issued, to the latest page that did.
 	byHead map[string][]*walkState
-	issued map[string]*record
+	issued map[string]*Record
 	// byFilters maps a listing and its filters to its walks, oldest first.
 	byFilters map[string][]*walkState
 	// lastExact maps a path and query to the walk of the latest request
 	// with them.
 	lastExact map[string]*walkState
-	pages     []*record // every page answered whole, oldest first
+	pages     []*Record // every page answered whole, oldest first
 	walkOf    map[uint64]*walkState
 	issuedBy  map[uint64]uint64
 }
@@ -158,10 +158,10 @@ type walker struct {
 type walkState struct {
 	Walk
 	filters string
-	recs    []*record
+	recs    []*Record
 	infos   []reqInfo
-	head    *record // its newest page answered whole
-	first   *record // its first such page
+	head    *Record // its newest page answered whole
+	first   *Record // its first such page
 	firstAt reqInfo
 	asked   map[string]uint64 // pages asked, by listing and query, to the first request
 }
@@ -184,9 +184,9 @@ func (wk *walker) walkID(id uint64) uint64 {
 }
 
 // walkRecords groups recs, oldest first, into walks.
-func (s *Server) walkRecords(recs []*record) *walker {
+func walkRecords(src Source, recs []*Record) *walker {
 	wk := &walker{
-		s: s, byHead: map[string][]*walkState{}, issued: map[string]*record{},
+		src: src, byHead: map[string][]*walkState{}, issued: map[string]*Record{},
 		byFilters: map[string][]*walkState{}, lastExact: map[string]*walkState{},
 		walkOf: map[uint64]*walkState{}, issuedBy: map[uint64]uint64{},
 	}
@@ -199,12 +199,12 @@ func (s *Server) walkRecords(recs []*record) *walker {
 }
 
 // info reads a request's query for the walks.
-func readInfo(rec *record) reqInfo {
+func readInfo(rec *Record) reqInfo {
 	q, _ := url.ParseQuery(rec.Query)
 	in := reqInfo{q: q, exact: rec.Path + "?" + rec.Query, page: rec.Listing + "?" + q.Encode()}
 	filters := url.Values{}
 	for k, v := range q {
-		if !pagingParam(rec.Listing, k) {
+		if !PagingParam(rec.Listing, k) {
 			filters[k] = v
 		}
 	}
@@ -221,9 +221,9 @@ func readInfo(rec *record) reqInfo {
 	return in
 }
 
-// pagingParam reports whether a parameter pages a listing rather than
+// PagingParam reports whether a parameter pages a listing rather than
 // filters it.
-func pagingParam(listing, name string) bool {
+func PagingParam(listing, name string) bool {
 	if listing == records.ListingTransactions {
 		return name == "first" || name == "last" || name == "before" || name == "after"
 	}
@@ -231,7 +231,7 @@ func pagingParam(listing, name string) bool {
 }
 
 // add puts a request in its walk.
-func (wk *walker) add(rec *record) {
+func (wk *walker) add(rec *Record) {
 	in := readInfo(rec)
 	w, issuer := wk.place(rec, in)
 	w.recs, w.infos = append(w.recs, rec), append(w.infos, in)
@@ -243,7 +243,7 @@ func (wk *walker) add(rec *record) {
 	if n := len(w.recs); n >= 2 && w.recs[n-2].RetryAfter > 0 {
 		w.retried(w.recs[n-2], rec)
 	}
-	if rec.whole {
+	if rec.Whole {
 		wk.page(w, rec, in)
 	}
 	wk.lastExact[in.exact] = w
@@ -251,11 +251,11 @@ func (wk *walker) add(rec *record) {
 
 // place finds the walk a request joins (making one when it begins one) and
 // the page that issued its cursor (0: none).
-func (wk *walker) place(rec *record, in reqInfo) (*walkState, uint64) {
+func (wk *walker) place(rec *Record, in reqInfo) (*walkState, uint64) {
 	if len(in.cursors) == 0 {
 		if w := wk.lastExact[in.exact]; w != nil {
 			last := w.recs[len(w.recs)-1]
-			if !last.whole && w.infos[len(w.infos)-1].exact == in.exact {
+			if !last.Whole && w.infos[len(w.infos)-1].exact == in.exact {
 				return w, 0 // a retry
 			}
 		}
@@ -289,7 +289,7 @@ func (wk *walker) place(rec *record, in reqInfo) (*walkState, uint64) {
 }
 
 // begin makes a walk that begins with rec.
-func (wk *walker) begin(rec *record, in reqInfo) *walkState {
+func (wk *walker) begin(rec *Record, in reqInfo) *walkState {
 	w := &walkState{
 		Walk:    Walk{ID: rec.ID, Listing: rec.Listing, Path: rec.Path, Query: rec.Query},
 		filters: in.filters, asked: map[string]uint64{},
@@ -301,7 +301,7 @@ func (wk *walker) begin(rec *record, in reqInfo) *walkState {
 
 // headIssuer returns the walk of the same listing and filters whose newest
 // page issued the request's cursor.
-func (wk *walker) headIssuer(rec *record, in reqInfo) *walkState {
+func (wk *walker) headIssuer(rec *Record, in reqInfo) *walkState {
 	var found []*walkState
 	for _, c := range in.cursors {
 		for _, w := range wk.byHead[rec.Listing+"\x00"+c] {
@@ -316,7 +316,7 @@ func (wk *walker) headIssuer(rec *record, in reqInfo) *walkState {
 // headHolding returns the walk of the same listing and filters whose newest
 // page holds the row the request's cursor names: a client that goes on from
 // a row inside the page rather than its end.
-func (wk *walker) headHolding(rec *record, in reqInfo) *walkState {
+func (wk *walker) headHolding(rec *Record, in reqInfo) *walkState {
 	var found []*walkState
 	walks := wk.byFilters[in.filters]
 	for i := len(walks) - 1; i >= 0 && i >= len(walks)-maxHeadScan; i-- {
@@ -350,12 +350,12 @@ func latestActive(walks []*walkState, remote string) *walkState {
 func (w *walkState) lastID() uint64 { return w.recs[len(w.recs)-1].ID }
 
 // holdsCursorRow reports whether page holds the row one of cursors names.
-func (wk *walker) holdsCursorRow(page *record, cursors []string) bool {
-	if !page.hasPage {
+func (wk *walker) holdsCursorRow(page *Record, cursors []string) bool {
+	if !page.HasPage {
 		return false
 	}
 	for _, c := range cursors {
-		if i, ok := wk.s.cursorRow(page.Listing, c); ok && containsRow(page.page.runs, int32(i)) {
+		if i, ok := wk.src.CursorRow(page.Listing, c); ok && containsRow(page.Page.Runs, int32(i)) {
 			return true
 		}
 	}
@@ -364,7 +364,7 @@ func (wk *walker) holdsCursorRow(page *record, cursors []string) bool {
 
 // exactIssuer returns the latest page of listing whose start or end cursor
 // is one of cursors (nil: none).
-func (wk *walker) exactIssuer(listing string, cursors []string) *record {
+func (wk *walker) exactIssuer(listing string, cursors []string) *Record {
 	for _, c := range cursors {
 		if p := wk.issued[listing+"\x00"+c]; p != nil {
 			return p
@@ -375,7 +375,7 @@ func (wk *walker) exactIssuer(listing string, cursors []string) *record {
 
 // rowIssuer returns the latest page of listing, of the last maxPageScan,
 // that holds the row one of cursors names (nil: none).
-func (wk *walker) rowIssuer(listing string, cursors []string) *record {
+func (wk *walker) rowIssuer(listing string, cursors []string) *Record {
 	for i, n := len(wk.pages)-1, 0; i >= 0 && n < maxPageScan; i-- {
 		if p := wk.pages[i]; p.Listing == listing {
 			n++
@@ -388,7 +388,7 @@ func (wk *walker) rowIssuer(listing string, cursors []string) *record {
 }
 
 // page counts a page answered whole and makes it the walk's newest.
-func (wk *walker) page(w *walkState, rec *record, in reqInfo) {
+func (wk *walker) page(w *walkState, rec *Record, in reqInfo) {
 	w.Pages++
 	w.Rows += rec.Rows
 	if first, ok := w.asked[in.page]; ok {
@@ -399,7 +399,7 @@ func (wk *walker) page(w *walkState, rec *record, in reqInfo) {
 	if w.first == nil {
 		w.first, w.firstAt = rec, in
 	}
-	if wk.s.pageAtEnd(rec, in) {
+	if pageAtEnd(rec, in) {
 		w.ReachedEnd = true
 	}
 	if w.head != nil {
@@ -423,8 +423,8 @@ func (wk *walker) page(w *walkState, rec *record, in reqInfo) {
 
 // retried notes the wait between an answer with a Retry-After and the
 // walk's next request.
-func (w *walkState) retried(prev, next *record) {
-	waited := next.Time.Sub(prev.end)
+func (w *walkState) retried(prev, next *Record) {
+	waited := next.Time.Sub(prev.End)
 	w.RetryAfter = append(w.RetryAfter, RetryWait{
 		Request: prev.ID, Next: next.ID, AskedS: prev.RetryAfter,
 		WaitedMS: float64(waited.Microseconds()) / 1000,
@@ -433,18 +433,18 @@ func (w *walkState) retried(prev, next *record) {
 }
 
 // pageAtEnd reports whether a page has no rows beyond it in its direction.
-func (s *Server) pageAtEnd(rec *record, in reqInfo) bool {
-	p := &rec.page
+func pageAtEnd(rec *Record, in reqInfo) bool {
+	p := &rec.Page
 	if rec.Listing == records.ListingTransactions {
 		if in.q.Get("before") != "" && in.q.Get("after") != "" {
-			return !p.cut
+			return !p.Cut
 		}
-		return p.rows < p.asked
+		return p.Rows < p.Asked
 	}
 	if pagedForward(in.q) {
-		return !p.hasNext
+		return !p.HasNext
 	}
-	return !p.hasPrev
+	return !p.HasPrev
 }
 
 // pagedForward reports whether a paged listing's request pages forwards
@@ -470,15 +470,26 @@ func towardLow(listing string, q url.Values) bool {
 		return true
 	}
 	desc := listing != records.ListingNetworkParameters
-	if v, _ := query(q).get("pagination.newestFirst", "pagination.newest_first"); v == "false" || v == "0" {
+	if v := param(q, "pagination.newestFirst", "pagination.newest_first"); v == "false" || v == "0" {
 		desc = false
 	}
 	return pagedForward(q) == desc
 }
 
+// param returns the first value of the first of names q gives ("" for
+// none).
+func param(q url.Values, names ...string) string {
+	for _, n := range names {
+		if v, ok := q[n]; ok && len(v) > 0 {
+			return v[0]
+		}
+	}
+	return ""
+}
+
 // finishWalk checks a walk's rows and Retry-After waits, and says its
 // problems.
-func (s *Server) finishWalk(w *walkState) Walk {
+func (wk *walker) finishWalk(w *walkState) Walk {
 	out := w.Walk
 	if last := w.recs[len(w.recs)-1]; last.RetryAfter > 0 {
 		out.RetryAfter = append(out.RetryAfter, RetryWait{Request: last.ID, AskedS: last.RetryAfter})
@@ -491,7 +502,7 @@ func (s *Server) finishWalk(w *walkState) Walk {
 	}
 	out.RowsChecked = true
 	if w.first != nil {
-		out.RowsChecked = s.checkRows(w, &out)
+		out.RowsChecked = wk.checkRows(w, &out)
 	}
 	// Empty lists, not null, in JSON; and the walk's own copies.
 	out.CursorsNotIssued = append([]CursorUse{}, out.CursorsNotIssued...)
@@ -504,17 +515,17 @@ func (s *Server) finishWalk(w *walkState) Walk {
 
 // checkRows counts the rows the walk missed and saw twice; false when its
 // rows cannot be known.
-func (s *Server) checkRows(w *walkState, out *Walk) bool {
+func (wk *walker) checkRows(w *walkState, out *Walk) bool {
 	var seen []int32
 	for _, rec := range w.recs {
-		if !rec.whole {
+		if !rec.Whole {
 			continue
 		}
 		if rec.rowsDropped {
 			return false
 		}
-		for _, r := range rec.page.runs {
-			for i := r.first; i < r.first+r.n; i++ {
+		for _, r := range rec.Page.Runs {
+			for i := r.First; i < r.First+r.N; i++ {
 				seen = append(seen, i)
 			}
 		}
@@ -522,7 +533,7 @@ func (s *Server) checkRows(w *walkState, out *Walk) bool {
 	slices.Sort(seen)
 	distinct := slices.Compact(slices.Clone(seen))
 	out.RowsSeenTwice = len(seen) - len(distinct)
-	want, err := s.expectedRows(w.Listing, w.firstAt.q, &w.first.page)
+	want, err := wk.src.ExpectedRows(w.Listing, w.firstAt.q, &w.first.Page)
 	if err != nil {
 		return false
 	}
