@@ -70,7 +70,7 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build dist image image-scratch test test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas bench-cli bench-conform fuzz load report-screenshot check-export clean
+.PHONY: all build dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas bench-cli bench-conform fuzz load report-screenshot check-export clean
 
 all: build
 
@@ -108,19 +108,35 @@ image-scratch:
 lint:
 	$(GO) vet $(PKGS)
 
-## test: vet, then every test with the race detector (what CI runs); go
-## test prints each package's time, MACHINE what the machine was doing
-## The self-tests (conformance/selftest) run without the race detector:
-## their subject is the suite's verdicts over whole runs against in-process
-## mocks, whose own races the mockserver packages test under -race; under
-## the detector those mocks are several times slower and the package alone
-## took over ten minutes.
+## test: vet, then every test (what CI runs); go test prints each
+## package's time, MACHINE what the machine was doing. Three passes:
+##  1. with the race detector, every package but those below;
+##  2. without it, in full, the packages whose tests spend their time making
+##     and checking data (DATA_PKGS: the generators, the schemas) and the
+##     self-tests, whose subject is the suite's verdicts over whole runs
+##     against in-process mocks (the mock's races are the mockserver
+##     packages' tests, in pass 1);
+##  3. DATA_PKGS again with the race detector and -short: their concurrent
+##     code (the generator's workers, the parallel validator, the index's
+##     parsers) runs under the detector, their long tests skip or shrink.
+## The detector makes data-heavy tests five to ten times slower: with it
+## on everything make test took 20 minutes on a loaded machine.
 SELFTEST  = ./conformance/selftest
-RACE_PKGS = $$($(GO) list $(PKGS) | grep -v '/conformance/selftest$$')
+DATA_PKGS = ./generators/... ./schemas
+RACE_PKGS = $$($(GO) list $(PKGS) | grep -v -e '/conformance/selftest$$' -e '/generators\(/\|$$\)' -e '/schemas$$')
 test: lint
 	@$(MACHINE)
 	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
-	$(GO) test -count=1 -timeout 20m $(SELFTEST)
+	$(GO) test -count=1 -timeout 20m $(DATA_PKGS) $(SELFTEST)
+	$(GO) test -race -short -count=1 -timeout 20m $(DATA_PKGS)
+	@$(MACHINE)
+
+## quick: the fast loop while working: every test with -short (the long
+## ones skip: subprocess builds, client generators, big worlds, the
+## self-tests' whole runs) and without the race detector; not what CI runs
+quick:
+	@$(MACHINE)
+	$(GO) test -short -count=1 -timeout 10m $(PKGS)
 	@$(MACHINE)
 
 ## test-profile: make test's tests (vet aside) as go test -json events,
@@ -131,7 +147,8 @@ PROFILE_TOP ?= 25
 test-profile:
 	@$(MACHINE)
 	@{ $(GO) test -race -count=1 -timeout 30m -json $(RACE_PKGS); \
-	  $(GO) test -count=1 -timeout 20m -json $(SELFTEST); } | $(GO) run ./internal/tools/testprofile -top $(PROFILE_TOP)
+	  $(GO) test -count=1 -timeout 20m -json $(DATA_PKGS) $(SELFTEST); \
+	  $(GO) test -race -short -count=1 -timeout 20m -json $(DATA_PKGS); } | $(GO) run ./internal/tools/testprofile -top $(PROFILE_TOP)
 	@$(MACHINE)
 
 ## bench: every benchmark, with allocations (BENCH=regexp selects; the

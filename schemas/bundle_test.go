@@ -31,6 +31,9 @@ func bundleCases(t *testing.T) map[string][][]byte {
 // checks that it gives the harness validator's verdict on every palette
 // value and example.
 func TestStandaloneSchemasNeedNoOtherFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("validates every case against every standalone schema; make test runs it without the race detector")
+	}
 	cases := bundleCases(t)
 	checked := 0
 	for _, name := range schemas.Names() {
