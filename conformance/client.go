@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/chaindata/harness/conformance/config"
 	"mime"
 	"net/http"
 	"net/url"
@@ -117,15 +118,15 @@ func trimBody(body []byte, n int) string {
 // of a run shares one rate limit, one bound on requests in flight and one
 // set of counters (see configureTraffic).
 type client struct {
-	cfg Config
+	cfg config.Config
 	t   *traffic
 
 	mu  sync.Mutex
 	log []*exchange
 }
 
-func newClient(cfg Config) *client {
-	return &client{cfg: cfg.withDefaults(), t: currentTraffic()}
+func newClient(cfg config.Config) *client {
+	return &client{cfg: cfg.WithDefaults(), t: currentTraffic()}
 }
 
 // request is one request of a batch for getAll; its method is GET when

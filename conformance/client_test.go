@@ -1,10 +1,9 @@
 package conformance
 
 import (
-	"flag"
 	"fmt"
+	"github.com/chaindata/harness/conformance/config"
 	"io"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -23,13 +22,13 @@ import (
 const secret = "s3cr3t-api-key-value"
 
 // useTraffic configures the run's traffic for cfg and returns a client.
-func useTraffic(t *testing.T, cfg Config) *client {
+func useTraffic(t *testing.T, cfg config.Config) *client {
 	t.Helper()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	configureTraffic(cfg)
-	t.Cleanup(func() { configureTraffic(Config{BaseURL: "http://127.0.0.1"}) })
+	t.Cleanup(func() { configureTraffic(config.Config{BaseURL: "http://127.0.0.1"}) })
 	return newClient(cfg)
 }
 
@@ -40,7 +39,7 @@ func TestHeadersAreSentAndNeverShown(t *testing.T) {
 		http.Error(w, `{"code":3,"message":"no"}`, http.StatusBadRequest)
 	}))
 	defer srv.Close()
-	c := useTraffic(t, Config{BaseURL: srv.URL, Headers: []string{"X-Api-Key: " + secret, "Host: api.example"}})
+	c := useTraffic(t, config.Config{BaseURL: srv.URL, Headers: []string{"X-Api-Key: " + secret, "Host: api.example"}})
 	ex := c.get(srv.URL, "/api/v2/games", url.Values{"pagination.first": {"50"}})
 	if got.Load() != secret+"|api.example" {
 		t.Errorf("the server got X-Api-Key|Host %q, want the configured values", got.Load())
@@ -53,10 +52,10 @@ func TestHeadersAreSentAndNeverShown(t *testing.T) {
 	if want := `-H 'X-Api-Key: <redacted>' -H 'Host: <redacted>' '` + srv.URL; !strings.Contains(ex.curl(), want) {
 		t.Errorf("curl() = %s, want it to hold %s", ex.curl(), want)
 	}
-	if f := HeaderFlag(&[]string{"X-Api-Key: " + secret}); strings.Contains(f.String(), secret) {
+	if f := config.HeaderFlag(&[]string{"X-Api-Key: " + secret}); strings.Contains(f.String(), secret) {
 		t.Errorf("the --header flag prints %q", f.String())
 	}
-	cfg := Config{BaseURL: srv.URL, Headers: []string{"X-Api-Key: " + secret}}
+	cfg := config.Config{BaseURL: srv.URL, Headers: []string{"X-Api-Key: " + secret}}
 	for _, format := range []string{"%v", "%+v", "%#v", "%s"} {
 		if s := fmt.Sprintf(format, cfg); strings.Contains(s, secret) || !strings.Contains(s, "X-Api-Key: <redacted>") {
 			t.Errorf("fmt %s of a Config prints %s", format, s)
@@ -72,7 +71,7 @@ func TestHeadersDoNotFollowARedirectToAnotherHost(t *testing.T) {
 	defer other.Close()
 	srv := httptest.NewServer(http.RedirectHandler(other.URL+"/elsewhere", http.StatusFound))
 	defer srv.Close()
-	c := useTraffic(t, Config{BaseURL: srv.URL, Headers: []string{"X-Api-Key: " + secret}})
+	c := useTraffic(t, config.Config{BaseURL: srv.URL, Headers: []string{"X-Api-Key: " + secret}})
 	ex := c.get(srv.URL, "/api/v2/games", nil)
 	if ex.status != http.StatusOK || got.Load() != "key=" {
 		t.Errorf("after a redirect to another host: status %d, the other host got %q; want 200 and no key", ex.status, got.Load())
@@ -120,7 +119,7 @@ func TestRetries(t *testing.T) {
 			h, seen := flaky(tc.refusals, tc.status, tc.retryAfter)
 			srv := httptest.NewServer(h)
 			defer srv.Close()
-			c := useTraffic(t, Config{BaseURL: srv.URL, Retries: tc.retries})
+			c := useTraffic(t, config.Config{BaseURL: srv.URL, Retries: tc.retries})
 			start := time.Now()
 			ex := c.get(srv.URL, "/x", nil)
 			took := time.Since(start)
@@ -199,7 +198,7 @@ func TestGetAllKeepsOrderAndBoundsConcurrency(t *testing.T) {
 		io.WriteString(w, r.URL.Query().Get("i"))
 	}))
 	defer srv.Close()
-	c := useTraffic(t, Config{BaseURL: srv.URL, Concurrency: 3})
+	c := useTraffic(t, config.Config{BaseURL: srv.URL, Concurrency: 3})
 	var reqs []request
 	for i := range 12 {
 		reqs = append(reqs, request{base: srv.URL, path: "/x", q: url.Values{"i": {strconv.Itoa(i)}}})
@@ -207,7 +206,7 @@ func TestGetAllKeepsOrderAndBoundsConcurrency(t *testing.T) {
 	// A second client at the same time: the bound is the run's, not the
 	// client's.
 	var wg sync.WaitGroup
-	wg.Go(func() { newClient(Config{BaseURL: srv.URL, Concurrency: 3}).getAll(reqs) })
+	wg.Go(func() { newClient(config.Config{BaseURL: srv.URL, Concurrency: 3}).getAll(reqs) })
 	out := c.getAll(reqs)
 	wg.Wait()
 	for i, ex := range out {
@@ -237,7 +236,7 @@ func TestRateLimitSpacesRequests(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer srv.Close()
-	c := useTraffic(t, Config{BaseURL: srv.URL, Rate: rate, Concurrency: 4})
+	c := useTraffic(t, config.Config{BaseURL: srv.URL, Rate: rate, Concurrency: 4})
 	reqs := make([]request, 2*rate)
 	for i := range reqs {
 		reqs[i] = request{base: srv.URL, path: "/x"}
@@ -292,131 +291,6 @@ func TestCountHint(t *testing.T) {
 			got := countHint(ex)
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Errorf("countHint = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestValidate(t *testing.T) {
-	base := "http://127.0.0.1:8080"
-	tests := []struct {
-		name string
-		cfg  Config
-		want string // "" for valid
-	}{
-		{"defaults", Config{BaseURL: base}, ""},
-		{"all set", Config{BaseURL: base, Rate: 2.5, Concurrency: 8, Retries: 3, Headers: []string{"X-Api-Key: abc", "Authorization:Bearer x"}}, ""},
-		{"retries off", Config{BaseURL: base, Retries: -1}, ""},
-		{"unlimited rate", Config{BaseURL: base, Rate: math.Inf(1)}, ""},
-		{"negative rate", Config{BaseURL: base, Rate: -1}, "--rate must not be negative"},
-		{"NaN rate", Config{BaseURL: base, Rate: math.NaN()}, "--rate must not be negative"},
-		{"negative concurrency", Config{BaseURL: base, Concurrency: -2}, "--concurrency must not be negative"},
-		{"header without colon", Config{BaseURL: base, Headers: []string{"X-Api-Key " + secret}}, "no colon"},
-		{"header without name", Config{BaseURL: base, Headers: []string{": " + secret}}, "empty name"},
-		{"header name with space", Config{BaseURL: base, Headers: []string{"X Api: " + secret}}, "not an HTTP token"},
-		{"header value with LF", Config{BaseURL: base, Headers: []string{"X-Api-Key: " + secret + "\nEvil: 1"}}, "--header 1: the value of header X-Api-Key holds a CR, LF or NUL"},
-		{"header value with CR", Config{BaseURL: base, Headers: []string{"A: b", "X-Api-Key: " + secret + "\r"}}, "--header 2:"},
-		{"credentials in the URL", Config{BaseURL: "https://user:" + secret + "@node.example"}, "without user information"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tc.cfg.Validate()
-			switch {
-			case tc.want == "" && err != nil:
-				t.Errorf("Validate() = %v, want nil", err)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("Validate() = %v, want an error saying %q", err, tc.want)
-			case err != nil && strings.Contains(err.Error(), secret):
-				t.Errorf("the error prints the secret: %v", err)
-			}
-		})
-	}
-}
-
-func TestDefaults(t *testing.T) {
-	tests := []struct {
-		name        string
-		cfg         Config
-		rate        float64
-		retries     int
-		concurrency int
-	}{
-		{"loopback IPv4", Config{BaseURL: "http://127.0.0.1:8080"}, math.Inf(1), DefaultRetries, DefaultConcurrency},
-		{"loopback 127/8", Config{BaseURL: "http://127.3.4.5:8080"}, math.Inf(1), DefaultRetries, DefaultConcurrency},
-		{"localhost", Config{BaseURL: "http://localhost:8080"}, math.Inf(1), DefaultRetries, DefaultConcurrency},
-		{"IPv6 loopback", Config{BaseURL: "http://[::1]:8080"}, math.Inf(1), DefaultRetries, DefaultConcurrency},
-		{"remote", Config{BaseURL: "https://node.example"}, DefaultRate, DefaultRetries, DefaultConcurrency},
-		{"loopback data node, remote explorer", Config{BaseURL: "http://127.0.0.1:8080", TransactionsURL: "https://explorer.example/rest"}, DefaultRate, DefaultRetries, DefaultConcurrency},
-		{"a name that only looks local", Config{BaseURL: "http://127.0.0.1.example.com"}, DefaultRate, DefaultRetries, DefaultConcurrency},
-		{"given", Config{BaseURL: "https://node.example", Rate: 3, Retries: 1, Concurrency: 2}, 3, 1, 2},
-		{"no limit, no retries", Config{BaseURL: "https://node.example", Rate: math.Inf(1), Retries: -1}, math.Inf(1), -1, DefaultConcurrency},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := tc.cfg.withDefaults()
-			if got.Rate != tc.rate || got.Retries != tc.retries || got.Concurrency != tc.concurrency {
-				t.Errorf("rate %v retries %d concurrency %d, want %v %d %d", got.Rate, got.Retries, got.Concurrency, tc.rate, tc.retries, tc.concurrency)
-			}
-			if again := got.withDefaults(); again.Rate != got.Rate || again.Retries != got.Retries {
-				t.Errorf("withDefaults is not idempotent: %+v then %+v", got, again)
-			}
-		})
-	}
-}
-
-func TestFlagsAndEnvironment(t *testing.T) {
-	tests := []struct {
-		name string
-		env  map[string]string
-		args []string
-		// want
-		base    string
-		rate    float64
-		retries int
-		headers []string
-		err     string
-	}{
-		{"defaults", nil, []string{"--base-url", "http://127.0.0.1:1"}, "http://127.0.0.1:1", 0, 0, nil, ""},
-		{"environment", map[string]string{EnvBaseURL: "https://a.example", EnvRate: "2", EnvHeaders: "A: 1\r\n\nB: 2\n"}, nil, "https://a.example", 2, 0, []string{"A: 1", "B: 2"}, ""},
-		{"flags win", map[string]string{EnvBaseURL: "https://a.example", EnvRate: "2", EnvHeaders: "A: 1\nB: 2"},
-			[]string{"--base-url", "https://b.example", "--rate", "5", "--header", "C: 3", "--header", "D: 4"}, "https://b.example", 5, 0, []string{"C: 3", "D: 4"}, ""},
-		{"rate 0 is no limit", nil, []string{"--base-url", "http://127.0.0.1:1", "--rate", "0"}, "http://127.0.0.1:1", math.Inf(1), 0, nil, ""},
-		{"rate 0 from the environment", map[string]string{EnvBaseURL: "http://127.0.0.1:1", EnvRate: "0"}, nil, "http://127.0.0.1:1", math.Inf(1), 0, nil, ""},
-		{"retries 0 is none", nil, []string{"--base-url", "http://127.0.0.1:1", "--retries", "0"}, "http://127.0.0.1:1", 0, -1, nil, ""},
-		{"retries given", nil, []string{"--base-url", "http://127.0.0.1:1", "--retries", "2"}, "http://127.0.0.1:1", 0, 2, nil, ""},
-		{"bad rate variable", map[string]string{EnvRate: "fast"}, nil, "", 0, 0, nil, EnvRate},
-		{"negative rate variable", map[string]string{EnvRate: "-3"}, nil, "", 0, 0, nil, EnvRate},
-		{"bad headers variable", map[string]string{EnvHeaders: "A: 1\n" + secret}, nil, "", 0, 0, nil, EnvHeaders + " line 2"},
-		{"bad base URL variable", map[string]string{EnvBaseURL: "node.example"}, nil, "", 0, 0, nil, EnvBaseURL},
-		{"bad header flag", nil, []string{"--base-url", "http://127.0.0.1:1", "--header", secret}, "", 0, 0, nil, "--header 1: a header is \"Name: value\", and this one has no colon"},
-		{"bad header flag after good variable", map[string]string{EnvHeaders: "A: 1"}, []string{"--base-url", "http://127.0.0.1:1", "--header", "B: 2", "--header", "C: x\ny"}, "", 0, 0, nil, "--header 2: the value of header C"},
-		{"negative rate flag", nil, []string{"--rate", "-1"}, "", 0, 0, nil, "not negative"},
-		{"negative retries flag", nil, []string{"--retries", "-1"}, "", 0, 0, nil, "not negative"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var cfg Config
-			fs := flag.NewFlagSet("test", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			RegisterFlags(fs, &cfg)
-			err := cfg.ApplyEnv(func(k string) string { return tc.env[k] })
-			if err == nil {
-				err = fs.Parse(tc.args)
-			}
-			if err == nil {
-				err = cfg.Validate()
-			}
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), secret) {
-					t.Errorf("error %v, want one saying %q (and no secret)", err, tc.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if cfg.BaseURL != tc.base || cfg.Rate != tc.rate || cfg.Retries != tc.retries || !slices.Equal(cfg.Headers, tc.headers) {
-				t.Errorf("got base %q rate %v retries %d headers %q; want %q %v %d %q", cfg.BaseURL, cfg.Rate, cfg.Retries, cfg.Headers, tc.base, tc.rate, tc.retries, tc.headers)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/chaindata/harness/conformance/config"
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
@@ -13,7 +14,7 @@ import (
 // suiteFlags are the suite's flags under go test:
 //
 //	go test ./conformance -args --base-url=http://127.0.0.1:8080 [--ginkgo.label-filter='!strict']
-var suiteFlags Config
+var suiteFlags config.Config
 
 // ginkgoFlags is Ginkgo's configuration as the command line gave it, taken
 // before any test of the package runs: TestRuleCatalogue previews the
@@ -30,7 +31,7 @@ func init() {
 	if err := suiteFlags.ApplyEnv(os.Getenv); err != nil {
 		panic(err)
 	}
-	RegisterFlags(flag.CommandLine, &suiteFlags)
+	config.RegisterFlags(flag.CommandLine, &suiteFlags)
 }
 
 func TestMain(m *testing.M) {

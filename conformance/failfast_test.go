@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"github.com/chaindata/harness/conformance/config"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -48,7 +49,7 @@ func TestTimeoutsRunSideBySide(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := useTraffic(t, Config{BaseURL: base, Timeout: timeout, Concurrency: 4})
+			c := useTraffic(t, config.Config{BaseURL: base, Timeout: timeout, Concurrency: 4})
 			start := time.Now()
 			out := tc.ask(c)
 			elapsed := time.Since(start)
@@ -73,17 +74,17 @@ func TestRunDeadlineEndsRequests(t *testing.T) {
 	const deadline = 300 * time.Millisecond
 	tests := []struct {
 		name string
-		cfg  Config
+		cfg  config.Config
 		base func(t *testing.T) string
 	}{
-		{"a request in flight", Config{Timeout: time.Minute}, neverAnswers},
-		{"the wait for a retry", Config{Timeout: time.Minute}, func(t *testing.T) string {
+		{"a request in flight", config.Config{Timeout: time.Minute}, neverAnswers},
+		{"the wait for a retry", config.Config{Timeout: time.Minute}, func(t *testing.T) string {
 			return routes(t, map[string]http.HandlerFunc{"/x": func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", "50")
 				w.WriteHeader(http.StatusTooManyRequests)
 			}})
 		}},
-		{"the wait for the rate limit", Config{Timeout: time.Minute, Rate: 0.5}, func(t *testing.T) string {
+		{"the wait for the rate limit", config.Config{Timeout: time.Minute, Rate: 0.5}, func(t *testing.T) string {
 			return routes(t, map[string]http.HandlerFunc{"/x": answer(200, "application/json", "{}")})
 		}},
 	}
@@ -124,7 +125,7 @@ func TestKeptBodiesAreBounded(t *testing.T) {
 		w.Write([]byte(body))
 	}))
 	defer srv.Close()
-	c := useTraffic(t, Config{BaseURL: srv.URL})
+	c := useTraffic(t, config.Config{BaseURL: srv.URL})
 	c.t.keptLimit = 3 * len(body)
 	for i := range 5 {
 		if ex := c.get(srv.URL, "/x", nil); string(ex.body) != body {

@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/model"
 )
 
@@ -136,7 +137,7 @@ func judgeGrowth(l model.Listing) {
 // growthWalk asks a first page, waits until a new row of the listing has
 // arrived, asks the next page by the first page's cursor, and compares it
 // with the rows that followed the first page before the listing grew.
-func growthWalk(cfg Config, l model.Listing, r *growthResult) {
+func growthWalk(cfg config.Config, l model.Listing, r *growthResult) {
 	c := newClient(cfg)
 	base := cfg.BaseURL
 	count, after := "pagination.first", "pagination.after"

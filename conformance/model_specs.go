@@ -11,6 +11,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/model"
 )
 
@@ -112,7 +113,7 @@ type modelTally struct {
 // modelState is what the model rules of one listing share.
 type modelState struct {
 	l       model.Listing
-	cfg     Config
+	cfg     config.Config
 	c       *client
 	m       *model.Model
 	err     error

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/chaindata/harness/conformance/config"
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -13,7 +14,7 @@ import (
 // the walks made once in BeforeAll.
 type pagedState struct {
 	l    *pagedListing
-	cfg  Config
+	cfg  config.Config
 	c    *client
 	wk   walker
 	size int

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/chaindata/harness/conformance/config"
 	"github.com/onsi/ginkgo/v2/types"
 )
 
@@ -46,12 +47,12 @@ type probe struct {
 // 503) passes: the rate-limit rule judges it. It asks at most one more
 // request, after a 404 under a base URL with a path, to say whether the
 // path is one too many.
-func preflight(cfg Config, withTransactions bool) error {
+func preflight(cfg config.Config, withTransactions bool) error {
 	txFlag := "--transactions-url"
 	if cfg.TransactionsURL == "" {
 		txFlag = "--base-url"
 	}
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	c := newClient(cfg)
 	probes := []probe{{"--base-url", cfg.BaseURL, parametersListing.path, url.Values{"pagination.first": {"1"}}}}
 	if withTransactions {
@@ -70,7 +71,7 @@ func preflight(cfg Config, withTransactions bool) error {
 }
 
 // judgeProbe says what is wrong with a probe's answer, or "".
-func judgeProbe(c *client, cfg Config, p probe, ex *exchange) string {
+func judgeProbe(c *client, cfg config.Config, p probe, ex *exchange) string {
 	switch {
 	case ex.err != nil:
 		return transportProblem(cfg, p, ex)
@@ -88,7 +89,7 @@ func judgeProbe(c *client, cfg Config, p probe, ex *exchange) string {
 }
 
 // transportProblem says why a probe got no answer.
-func transportProblem(cfg Config, p probe, ex *exchange) string {
+func transportProblem(cfg config.Config, p probe, ex *exchange) string {
 	err := ex.err
 	host := hostOf(p.base)
 	var dnsErr *net.DNSError
@@ -121,7 +122,7 @@ func isTimeout(err error) bool {
 // pathProblem says what a 404 to a probe suggests: the base URL needs a
 // path prefix, or has one too many. When the base URL has a path, it asks
 // the listing without that path once, to say which.
-func pathProblem(c *client, cfg Config, p probe, ex *exchange) string {
+func pathProblem(c *client, cfg config.Config, p probe, ex *exchange) string {
 	const leaveOut = "leave its rules out with --label-filter '!transactions'"
 	if p.path == transactionsPath && p.flag == "--base-url" {
 		return fmt.Sprintf("GET %s answered HTTP 404: the transactions listing is not under --base-url; give the block explorer's address with --transactions-url (e.g. https://explorer.example/rest), or %s", ex.url, leaveOut)

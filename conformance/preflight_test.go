@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"github.com/chaindata/harness/conformance/config"
 	"io"
 	"net"
 	"net/http"
@@ -106,7 +107,7 @@ func TestPreflight(t *testing.T) {
 		base, tx func(t *testing.T) string
 		// withTx says whether a transactions rule is selected.
 		withTx bool
-		cfg    Config
+		cfg    config.Config
 		// want is a part of the one-line problem; "" means none.
 		want string
 		// within bounds how long the preflight may take.
@@ -116,9 +117,9 @@ func TestPreflight(t *testing.T) {
 		{name: "closed port of the transactions URL", withTx: true,
 			base: func(t *testing.T) string { return routes(t, map[string]http.HandlerFunc{parametersListing.path: ok}) },
 			tx:   closedPort, want: "(--transactions-url http://127.0.0.1:", within: 2 * time.Second},
-		{name: "never answers", base: neverAnswers, cfg: Config{Timeout: 300 * time.Millisecond},
+		{name: "never answers", base: neverAnswers, cfg: config.Config{Timeout: 300 * time.Millisecond},
 			want: "within 300ms (--timeout)", within: 2 * time.Second},
-		{name: "never answers, run deadline first", base: neverAnswers, cfg: Config{Timeout: 10 * time.Second, RunTimeout: 300 * time.Millisecond},
+		{name: "never answers, run deadline first", base: neverAnswers, cfg: config.Config{Timeout: 10 * time.Second, RunTimeout: 300 * time.Millisecond},
 			want: "the run deadline passed (--run-timeout 300ms) before --base-url", within: 2 * time.Second},
 		{name: "name does not resolve", base: func(*testing.T) string { return "http://no-such-host.invalid" }, want: "cannot resolve the host no-such-host.invalid"},
 		{name: "404 at the root", base: func(t *testing.T) string { return routes(t, nil) },
@@ -161,7 +162,7 @@ func TestPreflight(t *testing.T) {
 				parametersListing.path: answer(500, "application/json", `{"code":13,"message":"internal"}`),
 				transactionsPath:       answer(200, "application/json", txPage)})
 		}},
-		{name: "refused after the retries passes: the rate-limit rule judges it", cfg: Config{Retries: -1}, base: func(t *testing.T) string {
+		{name: "refused after the retries passes: the rate-limit rule judges it", cfg: config.Config{Retries: -1}, base: func(t *testing.T) string {
 			return routes(t, map[string]http.HandlerFunc{parametersListing.path: answer(429, "text/plain", "slow down")})
 		}},
 	}
@@ -224,7 +225,7 @@ func TestPreflightAsksLittle(t *testing.T) {
 				io.WriteString(w, paramsPage)
 			}))
 			defer srv.Close()
-			cfg := Config{BaseURL: srv.URL + tc.prefix}
+			cfg := config.Config{BaseURL: srv.URL + tc.prefix}
 			useTraffic(t, cfg)
 			preflight(cfg, tc.withTx)
 			if len(seen) != tc.want {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chaindata/harness/conformance/config"
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/extensions/globals"
 	"github.com/onsi/ginkgo/v2/formatter"
@@ -65,18 +66,18 @@ func resetSuite() {
 // walks afresh.
 var (
 	activeMu sync.Mutex
-	active   Config
+	active   config.Config
 )
 
-func setActiveConfig(cfg Config) {
+func setActiveConfig(cfg config.Config) {
 	activeMu.Lock()
 	defer activeMu.Unlock()
-	active = cfg.withDefaults()
+	active = cfg.WithDefaults()
 	configureTraffic(active)
 	resetGrowth()
 }
 
-func activeConfig() Config {
+func activeConfig() config.Config {
 	activeMu.Lock()
 	defer activeMu.Unlock()
 	return active
@@ -144,7 +145,7 @@ func (t *ginkgoT) Fail() { t.failed = true }
 // seconds. The whole run, preflight included, ends at Config.RunTimeout:
 // the rules not yet judged then are skipped and the summary says it
 // stopped.
-func Run(cfg Config, opts RunOptions) (*Summary, error) {
+func Run(cfg config.Config, opts RunOptions) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
@@ -179,7 +180,7 @@ func Run(cfg Config, opts RunOptions) (*Summary, error) {
 	suiteConfig.FocusStrings, suiteConfig.SkipStrings = nil, nil
 	// Ginkgo's own timeout is a backstop only: the run deadline ends the
 	// run first, in the words of the summary.
-	suiteConfig.Timeout = cfg.withDefaults().RunTimeout + time.Minute
+	suiteConfig.Timeout = cfg.WithDefaults().RunTimeout + time.Minute
 	suiteConfig.RandomizeAllSpecs = false
 	reporterConfig.NoColor = !isTerminal(out)
 	reporterConfig.Verbose = opts.Verbose
@@ -187,10 +188,10 @@ func Run(cfg Config, opts RunOptions) (*Summary, error) {
 	reporterConfig.JUnitReport, reporterConfig.JSONReport = "", ""
 
 	summary := &Summary{
-		BaseURL: cfg.BaseURL, TransactionsURL: cfg.withDefaults().TransactionsURL,
+		BaseURL: cfg.BaseURL, TransactionsURL: cfg.WithDefaults().TransactionsURL,
 		LabelFilter: opts.LabelFilter, Started: started, FailOnSkip: opts.FailOnSkip,
 		ExpiredWaivers: ExpiredWaivers(opts.Waivers, started),
-		Seed:           cfg.withDefaults().Seed, Queries: cfg.withDefaults().Queries,
+		Seed:           cfg.WithDefaults().Seed, Queries: cfg.WithDefaults().Queries,
 	}
 	if err := preflight(cfg, transactionsSelected(rules, opts.LabelFilter)); err != nil {
 		return summary, stopBeforeRules(summary, rules, opts, err)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/model"
 )
 
@@ -29,7 +30,7 @@ func TestRunAgain(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := Run(Config{BaseURL: base}, RunOptions{LabelFilter: filter, Output: &outs[i]})
+			s, err := Run(config.Config{BaseURL: base}, RunOptions{LabelFilter: filter, Output: &outs[i]})
 			summaries[i] = s
 			if err != nil {
 				t.Errorf("run %d: %v", i, err)
@@ -69,7 +70,7 @@ func TestGrowthWalksArePerRun(t *testing.T) {
 	growth.started = true
 	growth.walks = map[model.Listing]*growthResult{model.Games: {done: make(chan struct{})}}
 	growth.mu.Unlock()
-	setActiveConfig(Config{BaseURL: "http://127.0.0.1:1"})
+	setActiveConfig(config.Config{BaseURL: "http://127.0.0.1:1"})
 	defer currentTraffic().stop()
 	if r := growthWalkOf(model.Games); r != nil || growth.started {
 		t.Errorf("a new run keeps the growth walks of the run before: started %v, games walk %v", growth.started, r)

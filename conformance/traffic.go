@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/chaindata/harness/conformance/config"
 	"math"
 	"net/http"
 	"strings"
@@ -51,8 +52,8 @@ var (
 // configureTraffic sets the rate limit, in-flight bound, retries and headers
 // of every client made from now on, and resets the counters. setActiveConfig
 // calls it for each run.
-func configureTraffic(cfg Config) {
-	t := newTraffic(cfg.withDefaults())
+func configureTraffic(cfg config.Config) {
+	t := newTraffic(cfg.WithDefaults())
 	trafficMu.Lock()
 	defer trafficMu.Unlock()
 	if activeTraffic != nil {
@@ -67,7 +68,7 @@ func currentTraffic() *traffic {
 	trafficMu.Lock()
 	defer trafficMu.Unlock()
 	if activeTraffic == nil {
-		activeTraffic = newTraffic(Config{}.withDefaults())
+		activeTraffic = newTraffic(config.Config{}.WithDefaults())
 	}
 	return activeTraffic
 }
@@ -101,7 +102,7 @@ type traffic struct {
 // header is one configured request header.
 type header struct{ name, value string }
 
-func newTraffic(cfg Config) *traffic {
+func newTraffic(cfg config.Config) *traffic {
 	t := &traffic{
 		retries:    max(cfg.Retries, 0),
 		slots:      make(chan struct{}, cfg.Concurrency),
@@ -112,7 +113,7 @@ func newTraffic(cfg Config) *traffic {
 	}
 	t.ctx, t.cancel = context.WithTimeoutCause(context.Background(), cfg.RunTimeout, errRunDeadline)
 	for _, line := range cfg.Headers {
-		name, value, err := parseHeader(line)
+		name, value, err := config.ParseHeader(line)
 		if err != nil {
 			continue // Validate refused it before the run
 		}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/chaindata/harness/conformance/config"
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -88,7 +89,7 @@ func txRow(node map[string]any, raw json.RawMessage) row {
 
 // txState is what the transaction rules share.
 type txState struct {
-	cfg  Config
+	cfg  config.Config
 	c    *client
 	size int
 	// down walks from the newest transaction towards the oldest; up walks

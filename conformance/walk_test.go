@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 )
 
 // rowsOf makes rows keyed by block height (snapshot-like) in the given order.
@@ -155,36 +154,6 @@ func TestRepeats(t *testing.T) {
 	msg, i := repeats(rowsOf(3, 2, 2, 1))
 	if i != 2 || !strings.Contains(msg, "h2 is row 1 and again row 2") {
 		t.Errorf("got %q at %d", msg, i)
-	}
-}
-
-func TestConfigValidate(t *testing.T) {
-	tests := []struct {
-		cfg  Config
-		want string
-	}{
-		{Config{BaseURL: "http://127.0.0.1:8080"}, ""},
-		{Config{}, "--base-url is required"},
-		{Config{BaseURL: "127.0.0.1:8080"}, "--base-url"},
-		{Config{BaseURL: "localhost:8080"}, "absolute http or https URL"},
-		{Config{BaseURL: "http://h", TransactionsURL: "ftp://h"}, "--transactions-url"},
-		{Config{BaseURL: "http://h?x=1"}, "without query"},
-		{Config{BaseURL: "http://h", MaxPages: -1}, "--max-pages"},
-		{Config{BaseURL: "http://h", Timeout: -time.Second}, "--timeout"},
-		{Config{BaseURL: "http://h", RunTimeout: -time.Second}, "--run-timeout"},
-	}
-	for _, tc := range tests {
-		err := tc.cfg.Validate()
-		if tc.want == "" && err != nil {
-			t.Errorf("%+v: %v", tc.cfg, err)
-		}
-		if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
-			t.Errorf("%+v: got %v, want an error saying %q", tc.cfg, err, tc.want)
-		}
-	}
-	d := Config{BaseURL: "http://h/"}.withDefaults()
-	if d.BaseURL != "http://h" || d.TransactionsURL != "http://h" || d.MaxPages != DefaultMaxPages || d.PageSize != DefaultPageSize || d.Timeout != DefaultTimeout || d.RunTimeout != DefaultRunTimeout {
-		t.Errorf("defaults: %+v", d)
 	}
 }
 

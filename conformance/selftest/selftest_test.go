@@ -25,6 +25,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/chaindata/harness/conformance"
+	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver"
 	"github.com/chaindata/harness/mockserver/store"
@@ -325,12 +326,12 @@ func runInProcess(job runJob) runReply {
 }
 
 // runArgs reads harness conform's flags as the command does.
-func runArgs(args []string) (conformance.Config, conformance.RunOptions, error) {
-	var cfg conformance.Config
+func runArgs(args []string) (config.Config, conformance.RunOptions, error) {
+	var cfg config.Config
 	var opts conformance.RunOptions
 	fs := flag.NewFlagSet("harness conform", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	conformance.RegisterFlags(fs, &cfg)
+	config.RegisterFlags(fs, &cfg)
 	fs.StringVar(&opts.LabelFilter, "label-filter", "", "")
 	waivers := fs.String("waivers", "", "")
 	fs.BoolVar(&opts.FailOnSkip, "fail-on-skip", false, "")

@@ -1,4 +1,4 @@
-package conformance
+package config
 
 import (
 	"errors"
@@ -236,9 +236,9 @@ func (f *headerFlag) Set(s string) error {
 	return nil
 }
 
-// parseHeader splits a "Name: value" line. Its errors never quote the
+// ParseHeader splits a "Name: value" line. Its errors never quote the
 // value, which may be a secret.
-func parseHeader(line string) (name, value string, err error) {
+func ParseHeader(line string) (name, value string, err error) {
 	name, value, ok := strings.Cut(line, ":")
 	if !ok {
 		return "", "", errors.New(`a header is "Name: value", and this one has no colon (its text is not shown: it may hold a secret)`)
@@ -272,7 +272,7 @@ func validHeaderName(name string) bool {
 func ParseHeaders(lines []string) (http.Header, error) {
 	h := http.Header{}
 	for i, line := range lines {
-		name, value, err := parseHeader(line)
+		name, value, err := ParseHeader(line)
 		if err != nil {
 			return nil, fmt.Errorf("--header %d: %w", i+1, err)
 		}
@@ -335,7 +335,7 @@ func HeadersFromEnv(v string) ([]string, error) {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		if _, _, err := parseHeader(line); err != nil {
+		if _, _, err := ParseHeader(line); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", EnvHeaders, i+1, err)
 		}
 		out = append(out, line)
@@ -343,9 +343,9 @@ func HeadersFromEnv(v string) ([]string, error) {
 	return out, nil
 }
 
-// withDefaults returns cfg with its zero fields set to their defaults and
+// WithDefaults returns cfg with its zero fields set to their defaults and
 // trailing slashes removed from the URLs. It is idempotent.
-func (cfg Config) withDefaults() Config {
+func (cfg Config) WithDefaults() Config {
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if cfg.TransactionsURL == "" {
 		cfg.TransactionsURL = cfg.BaseURL
@@ -392,7 +392,7 @@ func (cfg Config) withDefaults() Config {
 
 // EffectiveRate is the request rate a run with cfg keeps to: Rate, or its
 // default when zero; +Inf means no limit.
-func (cfg Config) EffectiveRate() float64 { return cfg.withDefaults().Rate }
+func (cfg Config) EffectiveRate() float64 { return cfg.WithDefaults().Rate }
 
 // isLoopbackURL reports whether the URL's host is this machine: localhost
 // or a loopback address.
