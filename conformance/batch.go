@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/chaindata/harness/conformance/client"
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -25,16 +26,16 @@ type batchItem struct {
 	labels []string
 	// prepare returns the request, or why the rule cannot make it (the
 	// data lacks what it needs). It may ask requests of its own.
-	prepare func() (request, string)
+	prepare func() (client.Request, string)
 
-	ex  *exchange
+	ex  *client.Exchange
 	why string
 }
 
 // add declares a rule's request. Call it where the rule is declared (in
 // the rule's scope and area, with the rule's text and level), so that the
 // item carries the rule's labels.
-func (b *batch) add(text string, lvl level, prepare func() (request, string)) *batchItem {
+func (b *batch) add(text string, lvl level, prepare func() (client.Request, string)) *batchItem {
 	it := &batchItem{labels: ruleLabels(text, lvl), prepare: prepare}
 	b.items = append(b.items, it)
 	return it
@@ -42,7 +43,7 @@ func (b *batch) add(text string, lvl level, prepare func() (request, string)) *b
 
 // answer returns a rule's answer, or why the rule could not ask its
 // request. The first call asks the whole batch with the client.
-func (b *batch) answer(c *client, it *batchItem) (*exchange, string) {
+func (b *batch) answer(c *client.Client, it *batchItem) (*client.Exchange, string) {
 	if !b.asked {
 		b.asked = true
 		b.ask(c, GinkgoLabelFilter())
@@ -51,7 +52,7 @@ func (b *batch) answer(c *client, it *batchItem) (*exchange, string) {
 		// Selected by more than the label filter: asked on its own.
 		b.askOne(c, it)
 		if it.ex != nil {
-			c.keep(it.ex)
+			c.Keep(it.ex)
 		}
 	}
 	return it.ex, it.why
@@ -59,7 +60,7 @@ func (b *batch) answer(c *client, it *batchItem) (*exchange, string) {
 
 // ask prepares and asks the requests of the items the filter selects, side
 // by side, and keeps the answers in the order of the items.
-func (b *batch) ask(c *client, filter string) {
+func (b *batch) ask(c *client.Client, filter string) {
 	var wg sync.WaitGroup
 	for _, it := range b.items {
 		if !ruleSelected(it.labels, filter) {
@@ -70,19 +71,19 @@ func (b *batch) ask(c *client, filter string) {
 	wg.Wait()
 	for _, it := range b.items {
 		if it.ex != nil {
-			c.keep(it.ex)
+			c.Keep(it.ex)
 		}
 	}
 }
 
 // askOne prepares and asks one item's request, without keeping the answer.
-func (b *batch) askOne(c *client, it *batchItem) {
+func (b *batch) askOne(c *client.Client, it *batchItem) {
 	req, why := it.prepare()
 	if why != "" {
 		it.why = why
 		return
 	}
-	it.ex = c.fetch(cmp.Or(req.method, http.MethodGet), req.base, req.path, req.q)
+	it.ex = c.Fetch(cmp.Or(req.Method, http.MethodGet), req.Base, req.Path, req.Query)
 }
 
 // ruleLabels are the labels of a rule declared here with the text and

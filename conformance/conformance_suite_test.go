@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
@@ -58,7 +59,7 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	setActiveConfig(suiteFlags)
-	defer currentTraffic().stop()
+	defer client.Current().Stop()
 	if err := preflight(suiteFlags, transactionsSelected(rules, ginkgoFlags.suite.LabelFilter)); err != nil {
 		t.Fatal(err)
 	}

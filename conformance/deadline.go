@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"github.com/chaindata/harness/conformance/client"
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -9,8 +10,8 @@ import (
 // container's BeforeAll, which runs after this outer BeforeEach).
 func declareDeadline() {
 	BeforeEach(func() {
-		if t := currentTraffic(); t.expired() {
-			Skip(t.deadlineMessage())
+		if t := client.Current(); t.Expired() {
+			Skip(t.DeadlineMessage())
 		}
 	})
 }
@@ -19,7 +20,7 @@ func declareDeadline() {
 // its requests were abandoned, so what it found says nothing of the
 // deployment. The rule's own message follows the deadline's.
 func deadlineSkip(message string, callerSkip int) {
-	if t := currentTraffic(); t.expired() {
-		Skip(t.deadlineMessage()+"\n"+message, callerSkip+1)
+	if t := client.Current(); t.Expired() {
+		Skip(t.DeadlineMessage()+"\n"+message, callerSkip+1)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/schemas"
 )
 
@@ -22,16 +23,16 @@ type badRequest[S any] struct {
 
 // refusal checks that an answer is a refusal: a 4xx status with the error
 // body.
-func refusal(v *verdict, ex *exchange) {
+func refusal(v *verdict, ex *client.Exchange) {
 	v.judged(1)
-	if ex.err != nil {
+	if ex.Err != nil {
 		v.add(ex, "no answer")
 		return
 	}
-	if ex.status < 400 || ex.status > 499 {
-		v.add(ex, "HTTP %d, want a 4xx status", ex.status)
+	if ex.Status < 400 || ex.Status > 499 {
+		v.add(ex, "HTTP %d, want a 4xx status", ex.Status)
 	}
-	if err := mustValidator("Error", schemas.Spec).Validate(ex.body); err != nil {
+	if err := mustValidator("Error", schemas.Spec).Validate(ex.Body); err != nil {
 		v.add(ex, "the body is not the error body:\n%s", violations(err))
 	}
 }
@@ -102,10 +103,12 @@ func pagedErrorRules(st *pagedState) {
 		name string
 		it   *batchItem
 	}
-	get := func(q url.Values) request { return request{base: st.cfg.BaseURL, path: st.l.path, q: q} }
+	get := func(q url.Values) client.Request {
+		return client.Request{Base: st.cfg.BaseURL, Path: st.l.path, Query: q}
+	}
 	var entries []TableEntry
 	for _, b := range pagedBadRequests(st.l) {
-		it := reqs.add(refuses+" "+b.name, should, func() (request, string) {
+		it := reqs.add(refuses+" "+b.name, should, func() (client.Request, string) {
 			q, why := b.query(st)
 			return get(q), why
 		})
@@ -123,7 +126,7 @@ func pagedErrorRules(st *pagedState) {
 		}, entries)
 
 	const codesRule = "a refused pagination gets HTTP 400, code 3 (InvalidArgument) and an ErrorDetail with code 10028"
-	codes := reqs.add(codesRule, should, func() (request, string) {
+	codes := reqs.add(codesRule, should, func() (client.Request, string) {
 		return get(url.Values{"pagination.first": {"0"}}), ""
 	})
 	rule(codesRule, should, func() {
@@ -134,19 +137,19 @@ func pagedErrorRules(st *pagedState) {
 	})
 
 	const methodRule = "a method other than GET gets HTTP 501 and the error body"
-	post := reqs.add(methodRule, should, func() (request, string) {
+	post := reqs.add(methodRule, should, func() (client.Request, string) {
 		r := get(nil)
-		r.method = http.MethodPost
+		r.Method = http.MethodPost
 		return r, ""
 	})
 	rule(methodRule, should, func() {
 		v := newVerdict("HTTP 501 (code 12) with the error body for POST")
 		ex, _ := reqs.answer(st.c, post)
 		v.judged(1)
-		if ex.status != http.StatusNotImplemented {
-			v.add(ex, "HTTP %d, want 501", ex.status)
+		if ex.Status != http.StatusNotImplemented {
+			v.add(ex, "HTTP %d, want 501", ex.Status)
 		}
-		if err := mustValidator("Error", schemas.Spec).Validate(ex.body); err != nil {
+		if err := mustValidator("Error", schemas.Spec).Validate(ex.Body); err != nil {
 			v.add(ex, "the body is not the error body:\n%s", violations(err))
 		}
 		v.check()
@@ -155,10 +158,10 @@ func pagedErrorRules(st *pagedState) {
 
 // errorCodes checks the gateway's mapping of a broken rule: HTTP 400, code 3
 // and an ErrorDetail with the detail code.
-func errorCodes(v *verdict, ex *exchange, detailCode int) {
+func errorCodes(v *verdict, ex *client.Exchange, detailCode int) {
 	v.judged(1)
-	if ex.status != http.StatusBadRequest {
-		v.add(ex, "HTTP %d, want 400", ex.status)
+	if ex.Status != http.StatusBadRequest {
+		v.add(ex, "HTTP %d, want 400", ex.Status)
 	}
 	var body struct {
 		Code    json.Number `json:"code"`
@@ -167,7 +170,7 @@ func errorCodes(v *verdict, ex *exchange, detailCode int) {
 			Code json.Number `json:"code"`
 		} `json:"details"`
 	}
-	if err := json.Unmarshal(ex.body, &body); err != nil {
+	if err := json.Unmarshal(ex.Body, &body); err != nil {
 		v.add(ex, "the body is not an error object: %v", err)
 		return
 	}

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"net/http"
 	"net/http/httptest"
@@ -19,28 +20,28 @@ func TestTimeoutsRunSideBySide(t *testing.T) {
 	base := neverAnswers(t)
 	tests := []struct {
 		name string
-		ask  func(c *client) []*exchange
+		ask  func(c *client.Client) []*client.Exchange
 	}{
-		{"getAll", func(c *client) []*exchange {
-			reqs := make([]request, n)
+		{"getAll", func(c *client.Client) []*client.Exchange {
+			reqs := make([]client.Request, n)
 			for i := range reqs {
-				reqs[i] = request{base: base, path: "/x"}
+				reqs[i] = client.Request{Base: base, Path: "/x"}
 			}
-			return c.getAll(reqs)
+			return c.GetAll(reqs)
 		}},
-		{"batch of error rules", func(c *client) []*exchange {
+		{"batch of error rules", func(c *client.Client) []*client.Exchange {
 			var b batch
 			var items []*batchItem
 			for range n {
-				items = append(items, b.add("a rule", should, func() (request, string) {
-					return request{base: base, path: "/x"}, ""
+				items = append(items, b.add("a rule", should, func() (client.Request, string) {
+					return client.Request{Base: base, Path: "/x"}, ""
 				}))
 			}
 			// Asked as the first rule would, with no label filter (go test
 			// may have one for the suite).
 			b.asked = true
 			b.ask(c, "")
-			out := make([]*exchange, n)
+			out := make([]*client.Exchange, n)
 			for i, it := range items {
 				out[i], _ = b.answer(c, it)
 			}
@@ -54,7 +55,7 @@ func TestTimeoutsRunSideBySide(t *testing.T) {
 			out := tc.ask(c)
 			elapsed := time.Since(start)
 			for i, ex := range out {
-				if ex == nil || ex.err == nil || !isTimeout(ex.err) {
+				if ex == nil || ex.Err == nil || !isTimeout(ex.Err) {
 					t.Fatalf("request %d: %+v, want a timeout", i, ex)
 				}
 			}
@@ -94,22 +95,22 @@ func TestRunDeadlineEndsRequests(t *testing.T) {
 			cfg.BaseURL, cfg.RunTimeout = tc.base(t), deadline
 			c := useTraffic(t, cfg)
 			start := time.Now()
-			var ex *exchange
+			var ex *client.Exchange
 			for range 2 { // with a rate of 0.5/s the second request waits
-				ex = c.get(cfg.BaseURL, "/x", nil)
+				ex = c.Get(cfg.BaseURL, "/x", nil)
 			}
 			if elapsed := time.Since(start); elapsed > deadline+2*time.Second {
 				t.Errorf("the request ended after %s, want soon after the run deadline (%s)", elapsed, deadline)
 			}
 			want := "the run deadline passed (--run-timeout 300ms)"
-			if ex.err == nil || !strings.Contains(ex.err.Error(), want) {
-				t.Errorf("the request's error is %v, want one saying %q", ex.err, want)
+			if ex.Err == nil || !strings.Contains(ex.Err.Error(), want) {
+				t.Errorf("the request's error is %v, want one saying %q", ex.Err, want)
 			}
 			start = time.Now()
-			if later := c.get(cfg.BaseURL, "/x", nil); later.err == nil || time.Since(start) > 100*time.Millisecond {
-				t.Errorf("a request after the deadline took %s (error %v), want an error at once", time.Since(start), later.err)
+			if later := c.Get(cfg.BaseURL, "/x", nil); later.Err == nil || time.Since(start) > 100*time.Millisecond {
+				t.Errorf("a request after the deadline took %s (error %v), want an error at once", time.Since(start), later.Err)
 			}
-			if !currentTraffic().expired() {
+			if !client.Current().Expired() {
 				t.Error("the traffic does not say the deadline passed")
 			}
 		})
@@ -126,19 +127,19 @@ func TestKeptBodiesAreBounded(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := useTraffic(t, config.Config{BaseURL: srv.URL})
-	c.t.keptLimit = 3 * len(body)
+	c.State.KeptLimit = 3 * len(body)
 	for i := range 5 {
-		if ex := c.get(srv.URL, "/x", nil); string(ex.body) != body {
-			t.Fatalf("answer %d has a body of %d bytes, want %d: the caller gets every body whole", i, len(ex.body), len(body))
+		if ex := c.Get(srv.URL, "/x", nil); string(ex.Body) != body {
+			t.Fatalf("answer %d has a body of %d bytes, want %d: the caller gets every body whole", i, len(ex.Body), len(body))
 		}
 	}
-	log := c.exchanges()
+	log := c.Exchanges()
 	var kept, unkept []string
 	for i, ex := range log {
 		switch {
-		case ex.unkept && ex.body == nil && ex.status == 200:
+		case ex.Unkept && ex.Body == nil && ex.Status == 200:
 			unkept = append(unkept, strconv.Itoa(i))
-		case !ex.unkept && string(ex.body) == body:
+		case !ex.Unkept && string(ex.Body) == body:
 			kept = append(kept, strconv.Itoa(i))
 		}
 	}
@@ -146,7 +147,7 @@ func TestKeptBodiesAreBounded(t *testing.T) {
 		t.Errorf("the log keeps the bodies of answers %v and not of %v, want 3 and 2", kept, unkept)
 	}
 	v := newVerdict("test")
-	validateAll(v, nil, log[3:], func(*exchange) bool { return true })
+	validateAll(v, nil, log[3:], func(*client.Exchange) bool { return true })
 	if v.cases != 0 || !strings.Contains(v.none, "kept no body of the 2 answers") {
 		t.Errorf("validating answers without bodies judged %d cases (none: %q), want none, and saying why", v.cases, v.none)
 	}

@@ -207,7 +207,7 @@ func epochRules(st *pagedState) {
 		GinkgoHelper()
 		rows := st.rows(1)
 		if rows[0].keyErr != nil {
-			ruleFail(fmt.Sprintf("the first game's epoch cannot be read: %v\n%s", rows[0].keyErr, st.fwd.pages[0].ex.describe()))
+			ruleFail(fmt.Sprintf("the first game's epoch cannot be read: %v\n%s", rows[0].keyErr, st.fwd.pages[0].ex.Describe()))
 		}
 		return rows[0].key.num
 	}

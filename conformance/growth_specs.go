@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/model"
 )
@@ -45,7 +46,7 @@ type growthResult struct {
 	done     chan struct{}
 	skip     string
 	problems []string
-	ex       *exchange
+	ex       *client.Exchange
 	cases    int
 }
 
@@ -120,7 +121,7 @@ func judgeGrowth(l model.Listing) {
 		skipf("the growth walk of %s was not started", l)
 	}
 	<-r.done
-	if r.ex != nil && r.ex.refused {
+	if r.ex != nil && r.ex.Refused {
 		skipRefused(r.ex)
 	}
 	if r.skip != "" {
@@ -138,29 +139,29 @@ func judgeGrowth(l model.Listing) {
 // arrived, asks the next page by the first page's cursor, and compares it
 // with the rows that followed the first page before the listing grew.
 func growthWalk(cfg config.Config, l model.Listing, r *growthResult) {
-	c := newClient(cfg)
+	c := client.NewClient(cfg)
 	base := cfg.BaseURL
 	count, after := "pagination.first", "pagination.after"
 	if l == model.Transactions {
 		base, count = cfg.TransactionsURL, "first"
 	}
-	get := func(q url.Values) (*model.Page, *exchange) {
-		ex := c.fetch(http.MethodGet, base, l.Path(), q)
-		if ex.err != nil || ex.refused || ex.status != 200 {
+	get := func(q url.Values) (*model.Page, *client.Exchange) {
+		ex := c.Fetch(http.MethodGet, base, l.Path(), q)
+		if ex.Err != nil || ex.Refused || ex.Status != 200 {
 			r.ex = ex
 			return nil, ex
 		}
-		p, err := model.Decode(l, ex.status, ex.body)
+		p, err := model.Decode(l, ex.Status, ex.Body)
 		if err != nil {
 			r.ex = ex
 			return nil, ex
 		}
 		return p, ex
 	}
-	fail := func(ex *exchange) {
+	fail := func(ex *client.Exchange) {
 		r.skip = "the growth walk could not read the listing: see the rules of its pagination and schema"
-		if ex != nil && ex.err != nil {
-			r.skip += fmt.Sprintf(" (%v)", ex.err)
+		if ex != nil && ex.Err != nil {
+			r.skip += fmt.Sprintf(" (%v)", ex.Err)
 		}
 	}
 	q0 := url.Values{}
@@ -189,7 +190,7 @@ func growthWalk(cfg config.Config, l model.Listing, r *growthResult) {
 	// agree (the listing may grow between the two).
 	var first, snap *model.Page
 	for try := 0; ; try++ {
-		var ex *exchange
+		var ex *client.Exchange
 		if snap, ex = get(with(count, strconv.Itoa(2*growthPage))); snap == nil {
 			fail(ex)
 			return
@@ -215,8 +216,8 @@ func growthWalk(cfg config.Config, l model.Listing, r *growthResult) {
 	most, idle := growthPolls(cfg.GrowthWait)
 	height, moved := "", false
 	for poll := 1; ; poll++ {
-		if t := currentTraffic(); !sleep(t.ctx, growthPoll) {
-			r.skip = t.ended().Error()
+		if t := client.Current(); !client.Sleep(t.Ctx, growthPoll) {
+			r.skip = t.Ended().Error()
 			return
 		}
 		p, ex := get(with(count, "1"))
@@ -224,7 +225,7 @@ func growthWalk(cfg config.Config, l model.Listing, r *growthResult) {
 			fail(ex)
 			return
 		}
-		if h := ex.header.Get("X-Block-Height"); h != "" {
+		if h := ex.Header.Get("X-Block-Height"); h != "" {
 			moved = moved || (height != "" && h != height)
 			height = h
 		}

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaindata/harness/conformance/client"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -142,7 +143,7 @@ func sampleSummary() *Summary {
 		LabelFilter:     "!(transactions && errors && strict)",
 		Started:         time.Date(2026, 11, 23, 16, 4, 5, 0, time.FixedZone("CET", 3600)),
 		Duration:        41*time.Second + 380*time.Millisecond,
-		Traffic: Traffic{
+		Traffic: client.Traffic{
 			Requests: 1873, Retries: 4, RetryWait: 9 * time.Second,
 			Refused: 1, RefusedURLs: []string{"https://api.testnet.example/api/v2/games?pagination.last=50"},
 		},
@@ -587,7 +588,7 @@ func TestHTMLReportHeader(t *testing.T) {
 	skipsFail.FailOnSkip = true
 	sameURL := sampleSummary()
 	sameURL.TransactionsURL = sameURL.BaseURL
-	sameURL.Traffic = Traffic{Requests: 12}
+	sameURL.Traffic = client.Traffic{Requests: 12}
 	sameURL.LabelFilter = ""
 
 	tests := []struct {

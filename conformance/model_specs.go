@@ -11,6 +11,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/model"
 )
@@ -100,7 +101,7 @@ type modelKey struct {
 type modelProblem struct {
 	q, shrunk url.Values
 	d         model.Difference
-	ex        *exchange
+	ex        *client.Exchange
 }
 
 // modelTally is what one rule found over every answer.
@@ -114,10 +115,10 @@ type modelTally struct {
 type modelState struct {
 	l       model.Listing
 	cfg     config.Config
-	c       *client
+	c       *client.Client
 	m       *model.Model
 	err     error
-	errEx   *exchange
+	errEx   *client.Exchange
 	grew    bool
 	queries []url.Values
 	tally   map[modelKey]*modelTally
@@ -174,26 +175,26 @@ func (st *modelState) base() string {
 
 // fetch asks the deployment, without remembering the answer for the schema
 // rules (the model rules ask many queries; the bodies are not kept).
-func (st *modelState) fetch(q url.Values) *exchange {
-	return st.c.fetch(http.MethodGet, st.base(), st.l.Path(), q)
+func (st *modelState) fetch(q url.Values) *client.Exchange {
+	return st.c.Fetch(http.MethodGet, st.base(), st.l.Path(), q)
 }
 
 func (st *modelState) modelFetch(_ context.Context, l model.Listing, q url.Values) (int, []byte, error) {
 	ex := st.fetch(q)
-	if ex.refused {
+	if ex.Refused {
 		st.errEx = ex
 	}
-	return ex.status, ex.body, ex.err
+	return ex.Status, ex.Body, ex.Err
 }
 
 // setUp builds the model, asks every generated query, and judges every
 // answer; the rules then report what was found.
 func (st *modelState) setUp() {
 	st.cfg = activeConfig()
-	st.c = newClient(st.cfg)
+	st.c = client.NewClient(st.cfg)
 	st.tally = map[modelKey]*modelTally{}
 	startGrowthWalks()
-	ctx := currentTraffic().ctx
+	ctx := client.Current().Ctx
 	st.m, st.err = model.Build(ctx, st.modelFetch, st.l, model.Options{MaxRows: st.cfg.MaxRows, PageSize: st.cfg.PageSize})
 	report := &ModelReport{Listing: st.l.String(), Seed: st.cfg.Seed}
 	defer func() { setModelReport(report) }()
@@ -202,7 +203,7 @@ func (st *modelState) setUp() {
 		return
 	}
 	st.queries = model.Generate(st.m, st.cfg.Seed, st.cfg.Queries)
-	answers := make([]*exchange, len(st.queries))
+	answers := make([]*client.Exchange, len(st.queries))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(st.cfg.Concurrency, len(st.queries)) {
@@ -233,12 +234,12 @@ func (st *modelState) setUp() {
 }
 
 // judgeAnswer compares one answer with the oracle and tallies it.
-func (st *modelState) judgeAnswer(q url.Values, ex *exchange, newest model.Key, held bool) {
-	if ex.err != nil || ex.refused {
+func (st *modelState) judgeAnswer(q url.Values, ex *client.Exchange, newest model.Key, held bool) {
+	if ex.Err != nil || ex.Refused {
 		return
 	}
 	want := st.m.Expect(q)
-	got, err := model.Decode(st.l, ex.status, ex.body)
+	got, err := model.Decode(st.l, ex.Status, ex.Body)
 	if err != nil {
 		st.add(modelKey{model.AspectRows, want.Level}, modelProblem{q: q, ex: ex,
 			d: model.Difference{Aspect: model.AspectRows, Level: want.Level, Detail: "the answer cannot be read: " + err.Error()}})
@@ -276,9 +277,9 @@ func (st *modelState) add(k modelKey, p modelProblem) {
 }
 
 // trimmed keeps an exchange for a message without its whole body.
-func trimmed(ex *exchange) *exchange {
+func trimmed(ex *client.Exchange) *client.Exchange {
 	c := *ex
-	c.body = c.body[:min(len(c.body), 4096)]
+	c.Body = c.Body[:min(len(c.Body), 4096)]
 	return &c
 }
 
@@ -289,13 +290,13 @@ func (st *modelState) shrinkProblems() {
 	for _, t := range st.tally {
 		for i := range t.problems[:min(len(t.problems), maxShrunk)] {
 			p := &t.problems[i]
-			var last *exchange
+			var last *client.Exchange
 			shrunk, d := model.Shrink(p.q, p.d, func(q url.Values) (model.Difference, bool) {
 				ex := st.fetch(q)
-				if ex.err != nil || ex.refused {
+				if ex.Err != nil || ex.Refused {
 					return model.Difference{}, false
 				}
-				got, err := model.Decode(st.l, ex.status, ex.body)
+				got, err := model.Decode(st.l, ex.Status, ex.Body)
 				if err != nil {
 					return model.Difference{}, false
 				}
@@ -351,7 +352,7 @@ func (st *modelState) judge(k modelKey) {
 		}
 		v.add(p.ex, "query %s%s: %s", model.Describe(q), from, p.d.Detail)
 		failures = append(failures, ModelFailure{Rule: id, Aspect: string(k.a), Level: k.lvl.String(),
-			Query: model.Describe(p.q), Shrunk: describeOrEmpty(p.shrunk), Curl: p.ex.curl(), Detail: p.d.Detail})
+			Query: model.Describe(p.q), Shrunk: describeOrEmpty(p.shrunk), Curl: p.ex.Curl(), Detail: p.d.Detail})
 	}
 	if t.more > 0 {
 		v.add(nil, "and %d more answers differed in this aspect", t.more)

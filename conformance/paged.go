@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -15,7 +16,7 @@ import (
 type pagedState struct {
 	l    *pagedListing
 	cfg  config.Config
-	c    *client
+	c    *client.Client
 	wk   walker
 	size int
 	// bsize is the backward walk's page size: small enough for at least
@@ -36,7 +37,7 @@ type pagedState struct {
 // breaks off keeps its error for the rules that need it.
 func (st *pagedState) setUp() {
 	st.cfg = activeConfig()
-	st.c = newClient(st.cfg)
+	st.c = client.NewClient(st.cfg)
 	st.wk = walker{c: st.c, l: st.l, maxPages: st.cfg.MaxPages}
 	st.size = st.pageSize(nil)
 	st.fwd = st.wk.forward(nil, st.size, "")
@@ -105,7 +106,7 @@ func (st *pagedState) arrived() bool {
 
 // newestBlock returns the block height of the listing's newest row, for
 // the listings whose rows carry one.
-func (st *pagedState) newestBlock() (uint64, *exchange, bool) {
+func (st *pagedState) newestBlock() (uint64, *client.Exchange, bool) {
 	if st.l.blockField == "" || st.fwd == nil || len(st.fwd.rows) == 0 {
 		return 0, nil, false
 	}
@@ -133,10 +134,10 @@ func (st *pagedState) mustPage(q url.Values) *page {
 	GinkgoHelper()
 	p, ex, err := st.wk.page(q)
 	if err != nil {
-		if ex.refused {
+		if ex.Refused {
 			skipRefused(ex)
 		}
-		ruleFail(fmt.Sprintf("A %s page could not be read: %v%s\n%s", st.l.label, err, withHint(ex), ex.describe()))
+		ruleFail(fmt.Sprintf("A %s page could not be read: %v%s\n%s", st.l.label, err, withHint(ex), ex.Describe()))
 	}
 	return p
 }
@@ -151,7 +152,7 @@ func (st *pagedState) lastRow() row {
 	}
 	p := st.mustPage(url.Values{"pagination.last": {"1"}})
 	if len(p.rows) != 1 {
-		ruleFail(fmt.Sprintf("pagination.last=1 gave %d rows, want 1\n%s", len(p.rows), p.ex.describe()))
+		ruleFail(fmt.Sprintf("pagination.last=1 gave %d rows, want 1\n%s", len(p.rows), p.ex.Describe()))
 	}
 	return p.rows[0]
 }
@@ -174,7 +175,7 @@ func resumeAnchors(n int) []int {
 // (first, middle, last; "" for all) are judged; it returns how many were.
 // Pages whose rows the reference does not hold (rows that arrived since,
 // or beyond the reference's reach) are not judged.
-func pageFlagProblems(w *walk, ref listingRef, backward bool, pos string, report func(pos string, ex *exchange, msg string)) int {
+func pageFlagProblems(w *walk, ref listingRef, backward bool, pos string, report func(pos string, ex *client.Exchange, msg string)) int {
 	judged := 0
 	for i, p := range w.pages {
 		if len(p.rows) == 0 {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/chaindata/harness/conformance/client"
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -27,11 +28,11 @@ func describePaged(l *pagedListing, extra func(st *pagedState)) bool {
 			pagedErrorRules(st)
 		})
 		area("schema", func() {
-			var newest func() (uint64, *exchange, bool)
+			var newest func() (uint64, *client.Exchange, bool)
 			if l.blockField != "" {
 				newest = st.newestBlock
 			}
-			schemaRules(l.schema, l.path, l.cite, func() *client { return st.c }, true, newest)
+			schemaRules(l.schema, l.path, l.cite, func() *client.Client { return st.c }, true, newest)
 		})
 	})
 }
@@ -237,7 +238,7 @@ func pagingRules(st *pagedState) {
 			rows := st.rows(1)
 			v := newVerdict("hasNextPage true exactly when rows follow the page, hasPreviousPage true exactly when rows precede it (%s page)", pos)
 			ref := st.reference()
-			report := func(p string, ex *exchange, msg string) {
+			report := func(p string, ex *client.Exchange, msg string) {
 				if p == pos {
 					v.add(ex, "%s", msg)
 				}
@@ -273,7 +274,7 @@ func pagingRules(st *pagedState) {
 		failWalk(st.bwd)
 		v := newVerdict("the same meaning of hasNextPage and hasPreviousPage when paging backwards, on at least three backward pages")
 		ref := st.reference()
-		report := func(_ string, ex *exchange, msg string) { v.add(ex, "%s", msg) }
+		report := func(_ string, ex *client.Exchange, msg string) { v.add(ex, "%s", msg) }
 		v.judged(pageFlagProblems(st.bwd, ref, true, "", report))
 		// A listing larger than the walks reach: the backward walk from
 		// the end never meets the forward walk from the start, so the
@@ -398,7 +399,7 @@ func pagingRules(st *pagedState) {
 		for _, r := range st.fwd.rows {
 			cursors[r.ident] = r.cursor
 		}
-		check := func(what string, ex *exchange, rows []row) {
+		check := func(what string, ex *client.Exchange, rows []row) {
 			for _, r := range rows {
 				if _, ok := cursors[r.ident]; ok {
 					v.judged(1)

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"errors"
-	"github.com/chaindata/harness/conformance/config"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chaindata/harness/conformance/config"
 )
 
 // closedPort returns the URL of a port of 127.0.0.1 nothing listens on.

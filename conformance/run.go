@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/extensions/globals"
@@ -73,7 +74,7 @@ func setActiveConfig(cfg config.Config) {
 	activeMu.Lock()
 	defer activeMu.Unlock()
 	active = cfg.WithDefaults()
-	configureTraffic(active)
+	client.ConfigureTraffic(active)
 	resetGrowth()
 }
 
@@ -164,7 +165,7 @@ func Run(cfg config.Config, opts RunOptions) (*Summary, error) {
 	}
 	started := time.Now()
 	setActiveConfig(cfg)
-	defer currentTraffic().stop()
+	defer client.Current().Stop()
 	setWaivers(opts.Waivers, started)
 	out := opts.Output
 	if out == nil {
@@ -200,7 +201,7 @@ func Run(cfg config.Config, opts RunOptions) (*Summary, error) {
 	var reportErr error
 	ReportAfterSuite("conformance reports", func(r Report) {
 		summary.Duration = time.Since(started)
-		summary.Traffic = CurrentTraffic()
+		summary.Traffic = client.CurrentTraffic()
 		summary.Rules = ruleResults(rules, r)
 		summary.Model = currentModelReports()
 		summary.Stopped = deadlineStop(summary.Rules)
@@ -222,7 +223,7 @@ func Run(cfg config.Config, opts RunOptions) (*Summary, error) {
 func stopBeforeRules(s *Summary, rules []Rule, opts RunOptions, err error) error {
 	s.Stopped = err.Error()
 	s.Duration = time.Since(s.Started)
-	s.Traffic = CurrentTraffic()
+	s.Traffic = client.CurrentTraffic()
 	s.Rules = make([]RuleResult, len(rules))
 	for i, r := range rules {
 		s.Rules[i] = RuleResult{Rule: r, State: StateNotRun}
@@ -241,11 +242,11 @@ func stopBeforeRules(s *Summary, rules []Rule, opts RunOptions, err error) error
 // deadlineStop returns the run deadline's message when the deadline
 // skipped a rule, else "".
 func deadlineStop(results []RuleResult) string {
-	t := currentTraffic()
-	if !t.expired() {
+	t := client.Current()
+	if !t.Expired() {
 		return ""
 	}
-	msg := t.deadlineMessage()
+	msg := t.DeadlineMessage()
 	for _, r := range results {
 		if r.State == StateSkipped && firstLine(r.Message) == msg {
 			return msg

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/model"
 )
@@ -71,7 +72,7 @@ func TestGrowthWalksArePerRun(t *testing.T) {
 	growth.walks = map[model.Listing]*growthResult{model.Games: {done: make(chan struct{})}}
 	growth.mu.Unlock()
 	setActiveConfig(config.Config{BaseURL: "http://127.0.0.1:1"})
-	defer currentTraffic().stop()
+	defer client.Current().Stop()
 	if r := growthWalkOf(model.Games); r != nil || growth.started {
 		t.Errorf("a new run keeps the growth walks of the run before: started %v, games walk %v", growth.started, r)
 	}

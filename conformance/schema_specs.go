@@ -10,6 +10,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/schemas"
 )
 
@@ -23,13 +24,13 @@ const maxViolations = 8
 // states); a SHOULD rule judges the reference profile (the shape the real
 // network writes). blockHeaders adds the rules on the X-Block-* headers, and
 // newestBlock, when set, gives the newest row's block to compare them with.
-func schemaRules(schemaName, path string, cite level, c func() *client, blockHeaders bool, newestBlock func() (uint64, *exchange, bool)) {
-	answers := func() []*exchange {
-		var out []*exchange
-		for _, ex := range c().exchanges() {
+func schemaRules(schemaName, path string, cite level, c func() *client.Client, blockHeaders bool, newestBlock func() (uint64, *client.Exchange, bool)) {
+	answers := func() []*client.Exchange {
+		var out []*client.Exchange
+		for _, ex := range c().Exchanges() {
 			// A request the deployment kept refusing (429/503) says nothing
 			// of the listing's shape; the rate-limit rule reports it.
-			if ex.path == path && !ex.refused {
+			if ex.Path == path && !ex.Refused {
 				out = append(out, ex)
 			}
 		}
@@ -39,8 +40,8 @@ func schemaRules(schemaName, path string, cite level, c func() *client, blockHea
 		v := newVerdict("a Content-Type of application/json on every answer")
 		for _, ex := range answers() {
 			v.judged(1)
-			if ct := ex.contentType(); ct != "application/json" {
-				v.add(ex, "Content-Type is %q", ex.header.Get("Content-Type"))
+			if ct := ex.ContentType(); ct != "application/json" {
+				v.add(ex, "Content-Type is %q", ex.Header.Get("Content-Type"))
 				if len(v.problems) >= maxProblems {
 					break
 				}
@@ -54,11 +55,11 @@ func schemaRules(schemaName, path string, cite level, c func() *client, blockHea
 			v := newVerdict("X-Block-Height and X-Block-Timestamp (Unix nanoseconds) headers of digits on every 200 answer")
 			digits := regexp.MustCompile(`^[0-9]+$`)
 			for _, ex := range answers() {
-				if ex.status != 200 {
+				if ex.Status != 200 {
 					continue
 				}
 				v.judged(1)
-				h, ts := ex.header.Get("X-Block-Height"), ex.header.Get("X-Block-Timestamp")
+				h, ts := ex.Header.Get("X-Block-Height"), ex.Header.Get("X-Block-Timestamp")
 				if !digits.MatchString(h) || !digits.MatchString(ts) {
 					v.add(ex, "X-Block-Height is %q and X-Block-Timestamp is %q", h, ts)
 					break
@@ -76,11 +77,11 @@ func schemaRules(schemaName, path string, cite level, c func() *client, blockHea
 			}
 			started := false
 			for _, ex := range answers() {
-				started = started || ex.same(seenIn)
-				if !started || ex.status != 200 {
+				started = started || ex.Same(seenIn)
+				if !started || ex.Status != 200 {
 					continue
 				}
-				h, err := strconv.ParseUint(ex.header.Get("X-Block-Height"), 10, 64)
+				h, err := strconv.ParseUint(ex.Header.Get("X-Block-Height"), 10, 64)
 				if err != nil {
 					continue // the header rule above reports it
 				}
@@ -99,14 +100,14 @@ func schemaRules(schemaName, path string, cite level, c func() *client, blockHea
 	rule(fmt.Sprintf("every 200 body validates against the %s schema (spec profile: the spec's fields, types and enums)", schemaName), cite, func() {
 		validator := mustValidator(schemaName, schemas.Spec)
 		v := newVerdict("every 200 body to match the %s schema, spec profile (schemas/; only what the spec states; JSON paths below)", schemaName)
-		validateAll(v, validator, answers(), func(ex *exchange) bool { return ex.status == 200 })
+		validateAll(v, validator, answers(), func(ex *client.Exchange) bool { return ex.Status == 200 })
 		v.check()
 	})
 
 	rule(fmt.Sprintf("every 200 body has the reference shape of %s: every field the real network writes, no unknown field", schemaName), should, func() {
 		validator := mustValidator(schemaName, schemas.Reference)
 		v := newVerdict("every 200 body to match the %s schema, reference profile (the exact shape the real network writes)", schemaName)
-		validateAll(v, validator, answers(), func(ex *exchange) bool { return ex.status == 200 })
+		validateAll(v, validator, answers(), func(ex *client.Exchange) bool { return ex.Status == 200 })
 		v.check()
 	})
 
@@ -114,7 +115,7 @@ func schemaRules(schemaName, path string, cite level, c func() *client, blockHea
 		validator := mustValidator("Error", schemas.Spec)
 		v := newVerdict("every non-200 body to be the error body {code, message, details[]} of the Error schema")
 		v.noneBecause("the deployment refused nothing the suite asked of this listing")
-		validateAll(v, validator, answers(), func(ex *exchange) bool { return ex.status != 200 })
+		validateAll(v, validator, answers(), func(ex *client.Exchange) bool { return ex.Status != 200 })
 		v.check()
 	})
 }
@@ -131,20 +132,20 @@ func mustValidator(name string, p schemas.Profile) *schemas.Validator {
 // validateAll validates the bodies of the selected exchanges, each distinct
 // body once, on every CPU. Answers kept without their body (past the bytes
 // a run keeps) are not judged.
-func validateAll(v *verdict, validator *schemas.Validator, exs []*exchange, selected func(*exchange) bool) {
+func validateAll(v *verdict, validator *schemas.Validator, exs []*client.Exchange, selected func(*client.Exchange) bool) {
 	seen := map[[32]byte]bool{}
-	var todo []*exchange
+	var todo []*client.Exchange
 	unkept := 0
 	for _, ex := range exs {
 		if !selected(ex) {
 			continue
 		}
-		if ex.unkept {
+		if ex.Unkept {
 			unkept++
 			continue
 		}
 		v.judged(1)
-		h := sha256.Sum256(ex.body)
+		h := sha256.Sum256(ex.Body)
 		if seen[h] {
 			continue
 		}
@@ -152,11 +153,11 @@ func validateAll(v *verdict, validator *schemas.Validator, exs []*exchange, sele
 		todo = append(todo, ex)
 	}
 	if unkept > 0 {
-		v.noneBecause("the run kept no body of the %d answers it would judge: it keeps %d MiB of bodies in all", unkept, maxKeptBodies>>20)
+		v.noneBecause("the run kept no body of the %d answers it would judge: it keeps %d MiB of bodies in all", unkept, client.MaxKeptBodies>>20)
 	}
 	bodies := make([][]byte, len(todo))
 	for i, ex := range todo {
-		bodies[i] = ex.body
+		bodies[i] = ex.Body
 	}
 	// On every core, each result at its body's index: the problems are
 	// reported in the order of the exchanges.

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"github.com/chaindata/harness/conformance/client"
 	"time"
 )
 
@@ -25,7 +26,7 @@ type Summary struct {
 	Started  time.Time
 	Duration time.Duration
 	// Traffic counts the requests of the run, with retries and refusals.
-	Traffic Traffic
+	Traffic client.Traffic
 	// Rules holds every rule of the suite, in catalogue order, with its
 	// outcome (StateNotRun for rules the filter left out).
 	Rules []RuleResult
@@ -132,18 +133,4 @@ func (s *Summary) cases() int {
 		n += r.Cases
 	}
 	return n
-}
-
-// Traffic counts the requests of a run.
-type Traffic struct {
-	// Requests is every request sent, retries included.
-	Requests int
-	// Retries is how many requests were repeated after a 429 or 503, and
-	// RetryWait the time spent waiting before them.
-	Retries   int
-	RetryWait time.Duration
-	// Refused is how many requests were still refused after the last
-	// retry; RefusedURLs lists the first few.
-	Refused     int
-	RefusedURLs []string
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -37,17 +38,17 @@ func txCompare(a, b rowKey) int {
 }
 
 // decodeTransactions reads a 200 answer of the transaction listing.
-func decodeTransactions(ex *exchange) (*page, error) {
-	if ex.err != nil {
-		return nil, fmt.Errorf("no response: %w", ex.err)
+func decodeTransactions(ex *client.Exchange) (*page, error) {
+	if ex.Err != nil {
+		return nil, fmt.Errorf("no response: %w", ex.Err)
 	}
-	if ex.status != 200 {
-		return nil, fmt.Errorf("HTTP %d, want 200", ex.status)
+	if ex.Status != 200 {
+		return nil, fmt.Errorf("HTTP %d, want 200", ex.Status)
 	}
 	var body struct {
 		Transactions *[]json.RawMessage `json:"transactions"`
 	}
-	if err := json.Unmarshal(ex.body, &body); err != nil {
+	if err := json.Unmarshal(ex.Body, &body); err != nil {
 		return nil, fmt.Errorf("body is not an object with a transactions array: %w", err)
 	}
 	if body.Transactions == nil {
@@ -55,7 +56,7 @@ func decodeTransactions(ex *exchange) (*page, error) {
 	}
 	p := &page{ex: ex}
 	for i, raw := range *body.Transactions {
-		node, err := decodeObject(raw)
+		node, err := client.DecodeObject(raw)
 		if err != nil {
 			return nil, fmt.Errorf("transactions[%d]: %w", i, err)
 		}
@@ -90,7 +91,7 @@ func txRow(node map[string]any, raw json.RawMessage) row {
 // txState is what the transaction rules share.
 type txState struct {
 	cfg  config.Config
-	c    *client
+	c    *client.Client
 	size int
 	// down walks from the newest transaction towards the oldest; up walks
 	// back from down's oldest row towards the newest.
@@ -107,7 +108,7 @@ type txState struct {
 
 func (ts *txState) setUp() {
 	ts.cfg = activeConfig()
-	ts.c = newClient(ts.cfg)
+	ts.c = client.NewClient(ts.cfg)
 	ts.size = ts.cfg.PageSize
 	ts.seenIdent = map[string]bool{}
 	if p, _, err := ts.page(url.Values{"first": {strconv.Itoa(ts.size)}}); err == nil && len(p.rows) < ts.size {
@@ -120,8 +121,8 @@ func (ts *txState) setUp() {
 	}
 }
 
-func (ts *txState) page(q url.Values) (*page, *exchange, error) {
-	ex := ts.c.get(ts.cfg.TransactionsURL, transactionsPath, q)
+func (ts *txState) page(q url.Values) (*page, *client.Exchange, error) {
+	ex := ts.c.Get(ts.cfg.TransactionsURL, transactionsPath, q)
 	p, err := decodeTransactions(ex)
 	if err == nil {
 		ts.mu.Lock()
@@ -147,10 +148,10 @@ func (ts *txState) mustPage(q url.Values) *page {
 	GinkgoHelper()
 	p, ex, err := ts.page(q)
 	if err != nil {
-		if ex.refused {
+		if ex.Refused {
 			skipRefused(ex)
 		}
-		ruleFail(fmt.Sprintf("A transactions answer could not be read: %v%s\n%s", err, withHint(ex), ex.describe()))
+		ruleFail(fmt.Sprintf("A transactions answer could not be read: %v%s\n%s", err, withHint(ex), ex.Describe()))
 	}
 	return p
 }
@@ -262,7 +263,7 @@ func transactionsRules() {
 	area("schema", func() {
 		schemaRules("ListTransactionsResponse", transactionsPath,
 			must("2.6", "The transaction listing returns transactions (array). Each element has: ... block | uint64 ... code | int64 ... command | object (the network command, section 2.7)"),
-			func() *client { return ts.c }, false, nil)
+			func() *client.Client { return ts.c }, false, nil)
 	})
 }
 
@@ -796,10 +797,12 @@ func txErrorRules(ts *txState) {
 		name string
 		it   *batchItem
 	}
-	get := func(q url.Values) request { return request{base: ts.cfg.TransactionsURL, path: transactionsPath, q: q} }
+	get := func(q url.Values) client.Request {
+		return client.Request{Base: ts.cfg.TransactionsURL, Path: transactionsPath, Query: q}
+	}
 	var entries []TableEntry
 	for _, r := range reqs {
-		it := batched.add(refuses+" "+r.name, r.lvl, func() (request, string) {
+		it := batched.add(refuses+" "+r.name, r.lvl, func() (client.Request, string) {
 			q, why := r.query(ts)
 			return get(q), why
 		})
@@ -816,7 +819,7 @@ func txErrorRules(ts *txState) {
 	}, entries)
 
 	const codesRule = "a refused request gets HTTP 400, code 3 (InvalidArgument) and an ErrorDetail with code 10000"
-	codes := batched.add(codesRule, should, func() (request, string) {
+	codes := batched.add(codesRule, should, func() (client.Request, string) {
 		newer, _, why := cursors(ts)
 		return get(url.Values{"first": {"5"}, "before": {newer}}), why
 	})

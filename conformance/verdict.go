@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chaindata/harness/conformance/client"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
@@ -25,7 +26,7 @@ type verdict struct {
 	none string
 	// refused is a request the deployment refused after every retry (429
 	// or 503): the rule could not be judged.
-	refused *exchange
+	refused *client.Exchange
 }
 
 func newVerdict(want string, args ...any) *verdict {
@@ -41,13 +42,13 @@ func (v *verdict) noneBecause(format string, args ...any) {
 }
 
 // add records a problem found in an answer.
-func (v *verdict) add(ex *exchange, format string, args ...any) {
-	if ex != nil && ex.refused && v.refused == nil {
+func (v *verdict) add(ex *client.Exchange, format string, args ...any) {
+	if ex != nil && ex.Refused && v.refused == nil {
 		v.refused = ex
 	}
 	msg := fmt.Sprintf(format, args...)
 	if ex != nil {
-		msg += "\n" + ex.describe()
+		msg += "\n" + ex.Describe()
 	}
 	v.problems = append(v.problems, strings.TrimRight(msg, "\n"))
 }
@@ -109,10 +110,10 @@ const (
 
 // skipRefused skips the running spec because the deployment refused a
 // request it needed after every retry; the rate-limit rule reports it.
-func skipRefused(ex *exchange) {
+func skipRefused(ex *client.Exchange) {
 	GinkgoHelper()
 	skipf("could not be judged: the deployment refused a request after every retry (HTTP %d; see the rule %q)\n%s",
-		ex.status, rateLimitRuleText, ex.describe())
+		ex.Status, rateLimitRuleText, ex.Describe())
 }
 
 // holdTheRule is a Gomega matcher for a *verdict whose failure message is the
@@ -144,7 +145,7 @@ func failWalk(ws ...*walk) {
 		if w == nil {
 			continue
 		}
-		if w.errEx != nil && w.errEx.refused {
+		if w.errEx != nil && w.errEx.Refused {
 			skipRefused(w.errEx)
 		}
 		if msg := w.broken(); msg != "" {

@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/chaindata/harness/conformance/client"
 	"net/url"
 	"strconv"
 	"strings"
@@ -29,7 +30,7 @@ type pageInfo struct {
 
 // page is one decoded 200 answer of a paged listing.
 type page struct {
-	ex   *exchange
+	ex   *client.Exchange
 	rows []row
 	info pageInfo
 }
@@ -37,15 +38,15 @@ type page struct {
 // decodePage reads a 200 answer of a paged listing. It fails only when the
 // body cannot be used at all; a record whose key cannot be read is kept
 // with keyErr set.
-func decodePage(l *pagedListing, ex *exchange) (*page, error) {
-	if ex.err != nil {
-		return nil, fmt.Errorf("no response: %w", ex.err)
+func decodePage(l *pagedListing, ex *client.Exchange) (*page, error) {
+	if ex.Err != nil {
+		return nil, fmt.Errorf("no response: %w", ex.Err)
 	}
-	if ex.status != 200 {
-		return nil, fmt.Errorf("HTTP %d, want 200", ex.status)
+	if ex.Status != 200 {
+		return nil, fmt.Errorf("HTTP %d, want 200", ex.Status)
 	}
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(ex.body, &top); err != nil {
+	if err := json.Unmarshal(ex.Body, &top); err != nil {
 		return nil, fmt.Errorf("body is not a JSON object: %w", err)
 	}
 	var conn struct {
@@ -108,7 +109,7 @@ func decodeEdge(l *pagedListing, e map[string]json.RawMessage) (row, error) {
 	if !ok {
 		return r, fmt.Errorf("node is missing")
 	}
-	node, err := decodeObject(nodeRaw)
+	node, err := client.DecodeObject(nodeRaw)
 	if err != nil {
 		return r, fmt.Errorf("node: %w", err)
 	}
@@ -149,7 +150,7 @@ type walk struct {
 	// err is set when the walk broke off: a page was not a usable 200
 	// answer, or a cursor did not move the walk on. errEx is the request.
 	err   error
-	errEx *exchange
+	errEx *client.Exchange
 }
 
 // broken returns a failure message when the walk broke off, else "".
@@ -159,7 +160,7 @@ func (w *walk) broken() string {
 	}
 	msg := fmt.Sprintf("The %s broke off: %v\n", w.what, w.err)
 	if w.errEx != nil {
-		msg += w.errEx.describe()
+		msg += w.errEx.Describe()
 	}
 	return msg
 }
@@ -183,14 +184,14 @@ func with(q url.Values, pairs ...string) url.Values {
 
 // walker fetches pages of one paged listing.
 type walker struct {
-	c        *client
+	c        *client.Client
 	l        *pagedListing
 	maxPages int
 }
 
 // page fetches one page with the query.
-func (wk walker) page(q url.Values) (*page, *exchange, error) {
-	ex := wk.c.get(wk.c.cfg.BaseURL, wk.l.path, q)
+func (wk walker) page(q url.Values) (*page, *client.Exchange, error) {
+	ex := wk.c.Get(wk.c.Config.BaseURL, wk.l.path, q)
 	p, err := decodePage(wk.l, ex)
 	return p, ex, err
 }
@@ -514,8 +515,8 @@ func around(got, want []row, i int) string {
 }
 
 // withHint is countHint as the end of a message: "; " and the hint, or "".
-func withHint(ex *exchange) string {
-	if h := countHint(ex); h != "" {
+func withHint(ex *client.Exchange) string {
+	if h := client.CountHint(ex); h != "" {
 		return "; " + h
 	}
 	return ""

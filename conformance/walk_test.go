@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"github.com/chaindata/harness/conformance/client"
 	"strings"
 	"testing"
 )
@@ -67,7 +68,7 @@ func TestSubsetDiffStaysWithinTheWalksReach(t *testing.T) {
 
 func TestPageFlagProblems(t *testing.T) {
 	pageOf := func(hasPrev, hasNext bool, heights ...uint64) *page {
-		return &page{ex: &exchange{url: "u"}, rows: rowsOf(heights...), info: pageInfo{hasPrev: hasPrev, hasNext: hasNext}}
+		return &page{ex: &client.Exchange{URL: "u"}, rows: rowsOf(heights...), info: pageInfo{hasPrev: hasPrev, hasNext: hasNext}}
 	}
 	refOf := func(complete bool, heights ...uint64) listingRef {
 		ref := listingRef{rows: rowsOf(heights...), complete: complete, index: map[string]int{}}
@@ -99,7 +100,7 @@ func TestPageFlagProblems(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			n := pageFlagProblems(tc.w, tc.ref, tc.backward, tc.pos, func(pos string, _ *exchange, msg string) {
+			n := pageFlagProblems(tc.w, tc.ref, tc.backward, tc.pos, func(pos string, _ *client.Exchange, msg string) {
 				if len(got) == 0 || got[len(got)-1] != pos {
 					got = append(got, pos)
 				}
@@ -160,14 +161,14 @@ func TestRepeats(t *testing.T) {
 func TestWithHint(t *testing.T) {
 	tests := []struct {
 		name   string
-		ex     *exchange
+		ex     *client.Exchange
 		wantIn string // "" for no hint
 	}{
-		{"a count refused", &exchange{status: 400, url: "http://h/api/v2/games?pagination.first=50"}, "; the deployment refused pagination.first=50: if its largest page is smaller, lower --page-size"},
-		{"a transactions count refused", &exchange{status: 400, url: "http://h/transactions?last=20&before=1.2"}, "lower --page-size"},
-		{"an answer", &exchange{status: 200, url: "http://h/api/v2/games?pagination.first=50"}, ""},
-		{"a server error", &exchange{status: 500, url: "http://h/api/v2/games?pagination.first=50"}, ""},
-		{"no count", &exchange{status: 400, url: "http://h/api/v2/games?pagination.after=x"}, ""},
+		{"a count refused", &client.Exchange{Status: 400, URL: "http://h/api/v2/games?pagination.first=50"}, "; the deployment refused pagination.first=50: if its largest page is smaller, lower --page-size"},
+		{"a transactions count refused", &client.Exchange{Status: 400, URL: "http://h/transactions?last=20&before=1.2"}, "lower --page-size"},
+		{"an answer", &client.Exchange{Status: 200, URL: "http://h/api/v2/games?pagination.first=50"}, ""},
+		{"a server error", &client.Exchange{Status: 500, URL: "http://h/api/v2/games?pagination.first=50"}, ""},
+		{"no count", &client.Exchange{Status: 400, URL: "http://h/api/v2/games?pagination.after=x"}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chaindata/harness/conformance"
+	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 )
 
@@ -103,7 +104,7 @@ func runConform(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "harness conform: %v\n", err)
 		return exitFailure
 	}
-	fmt.Fprintln(e.stdout, trafficLine(conformance.CurrentTraffic(), a.cfg.EffectiveRate()))
+	fmt.Fprintln(e.stdout, trafficLine(client.CurrentTraffic(), a.cfg.EffectiveRate()))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "harness conform: %v\n", err)
 		return exitFailure
@@ -132,7 +133,7 @@ func failureReason(summary *conformance.Summary) string {
 }
 
 // trafficLine says in one line what the run asked of the deployment.
-func trafficLine(t conformance.Traffic, rate float64) string {
+func trafficLine(t client.Traffic, rate float64) string {
 	limit := "no rate limit"
 	if !math.IsInf(rate, 1) && rate > 0 {
 		limit = fmt.Sprintf("at most %g/s", rate)

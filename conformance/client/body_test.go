@@ -1,4 +1,4 @@
-package conformance
+package client
 
 import (
 	"bytes"
@@ -31,14 +31,14 @@ func TestBodyBudgetRead(t *testing.T) {
 		// want is the body read; wantErr a part of the error ("" for none).
 		want, wantErr string
 	}{
-		{"empty", strings.NewReader(""), maxBody, "", ""},
-		{"small", strings.NewReader(`{"a":1}`), maxBody, `{"a":1}`, ""},
-		{"a byte at a time", iotest.OneByteReader(strings.NewReader(`{"a":1}`)), maxBody, `{"a":1}`, ""},
-		{"several chunks", strings.NewReader(big), maxBody, big, ""},
+		{"empty", strings.NewReader(""), MaxBody, "", ""},
+		{"small", strings.NewReader(`{"a":1}`), MaxBody, `{"a":1}`, ""},
+		{"a byte at a time", iotest.OneByteReader(strings.NewReader(`{"a":1}`)), MaxBody, `{"a":1}`, ""},
+		{"several chunks", strings.NewReader(big), MaxBody, big, ""},
 		{"exactly the limit", strings.NewReader(big), len(big), big, ""},
 		{"a byte over the limit", strings.NewReader(big), len(big) - 1, big[:bodyPrefix], "body larger than"},
 		{"endless", endlessReader{}, 10 * bodyChunk, strings.Repeat("a", bodyPrefix), "body larger than"},
-		{"cut off", io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(io.ErrUnexpectedEOF)), maxBody, "abc", "read body: unexpected EOF"},
+		{"cut off", io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(io.ErrUnexpectedEOF)), MaxBody, "abc", "read body: unexpected EOF"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,7 +80,7 @@ func TestBodyBudgetBoundsConcurrentReads(t *testing.T) {
 		t.Fatal("the readers waited for each other until the test's deadline")
 	}
 	for i, err := range errs {
-		if !errors.Is(err, errBodyTooLarge) && !errors.Is(err, errBodyBudget) {
+		if !errors.Is(err, ErrBodyTooLarge) && !errors.Is(err, errBodyBudget) {
 			t.Errorf("reader %d: %v, want too large or given up", i, err)
 		}
 	}
@@ -140,7 +140,7 @@ func TestBodyBudgetWaits(t *testing.T) {
 func TestBodyBudgetReusesChunks(t *testing.T) {
 	b := newBodyBudget(4 * bodyChunk)
 	for range 10 {
-		if _, err := b.read(context.Background(), bytes.NewReader(make([]byte, 3*bodyChunk-1)), maxBody); err != nil {
+		if _, err := b.read(context.Background(), bytes.NewReader(make([]byte, 3*bodyChunk-1)), MaxBody); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package conformance
+package client
 
 import (
 	"fmt"
@@ -22,14 +22,14 @@ import (
 const secret = "s3cr3t-api-key-value"
 
 // useTraffic configures the run's traffic for cfg and returns a client.
-func useTraffic(t *testing.T, cfg config.Config) *client {
+func useTraffic(t *testing.T, cfg config.Config) *Client {
 	t.Helper()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	configureTraffic(cfg)
-	t.Cleanup(func() { configureTraffic(config.Config{BaseURL: "http://127.0.0.1"}) })
-	return newClient(cfg)
+	ConfigureTraffic(cfg)
+	t.Cleanup(func() { ConfigureTraffic(config.Config{BaseURL: "http://127.0.0.1"}) })
+	return NewClient(cfg)
 }
 
 func TestHeadersAreSentAndNeverShown(t *testing.T) {
@@ -40,17 +40,17 @@ func TestHeadersAreSentAndNeverShown(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := useTraffic(t, config.Config{BaseURL: srv.URL, Headers: []string{"X-Api-Key: " + secret, "Host: api.example"}})
-	ex := c.get(srv.URL, "/api/v2/games", url.Values{"pagination.first": {"50"}})
+	ex := c.Get(srv.URL, "/api/v2/games", url.Values{"pagination.first": {"50"}})
 	if got.Load() != secret+"|api.example" {
 		t.Errorf("the server got X-Api-Key|Host %q, want the configured values", got.Load())
 	}
-	for _, text := range []string{ex.curl(), ex.describe(), countHint(ex), ex.url} {
+	for _, text := range []string{ex.Curl(), ex.Describe(), CountHint(ex), ex.URL} {
 		if strings.Contains(text, secret) {
 			t.Errorf("the secret is printed: %s", text)
 		}
 	}
-	if want := `-H 'X-Api-Key: <redacted>' -H 'Host: <redacted>' '` + srv.URL; !strings.Contains(ex.curl(), want) {
-		t.Errorf("curl() = %s, want it to hold %s", ex.curl(), want)
+	if want := `-H 'X-Api-Key: <redacted>' -H 'Host: <redacted>' '` + srv.URL; !strings.Contains(ex.Curl(), want) {
+		t.Errorf("curl() = %s, want it to hold %s", ex.Curl(), want)
 	}
 	if f := config.HeaderFlag(&[]string{"X-Api-Key: " + secret}); strings.Contains(f.String(), secret) {
 		t.Errorf("the --header flag prints %q", f.String())
@@ -72,9 +72,9 @@ func TestHeadersDoNotFollowARedirectToAnotherHost(t *testing.T) {
 	srv := httptest.NewServer(http.RedirectHandler(other.URL+"/elsewhere", http.StatusFound))
 	defer srv.Close()
 	c := useTraffic(t, config.Config{BaseURL: srv.URL, Headers: []string{"X-Api-Key: " + secret}})
-	ex := c.get(srv.URL, "/api/v2/games", nil)
-	if ex.status != http.StatusOK || got.Load() != "key=" {
-		t.Errorf("after a redirect to another host: status %d, the other host got %q; want 200 and no key", ex.status, got.Load())
+	ex := c.Get(srv.URL, "/api/v2/games", nil)
+	if ex.Status != http.StatusOK || got.Load() != "key=" {
+		t.Errorf("after a redirect to another host: status %d, the other host got %q; want 200 and no key", ex.Status, got.Load())
 	}
 }
 
@@ -121,11 +121,11 @@ func TestRetries(t *testing.T) {
 			defer srv.Close()
 			c := useTraffic(t, config.Config{BaseURL: srv.URL, Retries: tc.retries})
 			start := time.Now()
-			ex := c.get(srv.URL, "/x", nil)
+			ex := c.Get(srv.URL, "/x", nil)
 			took := time.Since(start)
 			tr := CurrentTraffic()
-			if ex.status != tc.status2 || ex.refused != tc.refused {
-				t.Errorf("status %d refused %v, want %d %v", ex.status, ex.refused, tc.status2, tc.refused)
+			if ex.Status != tc.status2 || ex.Refused != tc.refused {
+				t.Errorf("status %d refused %v, want %d %v", ex.Status, ex.Refused, tc.status2, tc.refused)
 			}
 			if int(seen.Load()) != tc.requests || tr.Requests != tc.requests || tr.Retries != tc.requests-1 || ex.retries != tc.requests-1 {
 				t.Errorf("server saw %d requests, traffic %+v, exchange retries %d; want %d requests", seen.Load(), tr, ex.retries, tc.requests)
@@ -140,8 +140,8 @@ func TestRetries(t *testing.T) {
 			if tr.Refused != wantRefused || len(tr.RefusedURLs) != wantRefused || (tc.refused && tr.RefusedURLs[0] != srv.URL+"/x") {
 				t.Errorf("traffic %+v, want %d refused", tr, wantRefused)
 			}
-			if tc.refused && !strings.Contains(ex.describe(), "still refused") {
-				t.Errorf("describe() does not say the exchange was refused:\n%s", ex.describe())
+			if tc.refused && !strings.Contains(ex.Describe(), "still refused") {
+				t.Errorf("describe() does not say the exchange was refused:\n%s", ex.Describe())
 			}
 		})
 	}
@@ -199,25 +199,25 @@ func TestGetAllKeepsOrderAndBoundsConcurrency(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := useTraffic(t, config.Config{BaseURL: srv.URL, Concurrency: 3})
-	var reqs []request
+	var reqs []Request
 	for i := range 12 {
-		reqs = append(reqs, request{base: srv.URL, path: "/x", q: url.Values{"i": {strconv.Itoa(i)}}})
+		reqs = append(reqs, Request{Base: srv.URL, Path: "/x", Query: url.Values{"i": {strconv.Itoa(i)}}})
 	}
 	// A second client at the same time: the bound is the run's, not the
 	// client's.
 	var wg sync.WaitGroup
-	wg.Go(func() { newClient(config.Config{BaseURL: srv.URL, Concurrency: 3}).getAll(reqs) })
-	out := c.getAll(reqs)
+	wg.Go(func() { NewClient(config.Config{BaseURL: srv.URL, Concurrency: 3}).GetAll(reqs) })
+	out := c.GetAll(reqs)
 	wg.Wait()
 	for i, ex := range out {
-		if string(ex.body) != strconv.Itoa(i) {
-			t.Errorf("result %d has body %q", i, ex.body)
+		if string(ex.Body) != strconv.Itoa(i) {
+			t.Errorf("result %d has body %q", i, ex.Body)
 		}
 	}
 	if m := most.Load(); m != 3 {
 		t.Errorf("at most %d requests were in flight, want 3 (the bound, reached)", m)
 	}
-	log := c.exchanges()
+	log := c.Exchanges()
 	if len(log) != 12 || log[5] != out[5] {
 		t.Errorf("the client remembers %d exchanges, want the 12 in request order", len(log))
 	}
@@ -237,12 +237,12 @@ func TestRateLimitSpacesRequests(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := useTraffic(t, config.Config{BaseURL: srv.URL, Rate: rate, Concurrency: 4})
-	reqs := make([]request, 2*rate)
+	reqs := make([]Request, 2*rate)
 	for i := range reqs {
-		reqs[i] = request{base: srv.URL, path: "/x"}
+		reqs[i] = Request{Base: srv.URL, Path: "/x"}
 	}
 	start := time.Now()
-	c.getAll(reqs)
+	c.GetAll(reqs)
 	took := time.Since(start)
 	if worst := busiestSecond(arrivals); worst > rate {
 		t.Errorf("%d requests arrived within one second, want at most %d", worst, rate)
@@ -287,8 +287,8 @@ func TestCountHint(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ex := &exchange{method: http.MethodGet, url: "http://h/api/v2/games?" + tc.query, status: tc.status}
-			got := countHint(ex)
+			ex := &Exchange{Method: http.MethodGet, URL: "http://h/api/v2/games?" + tc.query, Status: tc.status}
+			got := CountHint(ex)
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Errorf("countHint = %q, want %q", got, tc.want)
 			}

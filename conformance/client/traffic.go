@@ -1,15 +1,16 @@
-package conformance
+package client
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/chaindata/harness/conformance/config"
 	"math"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/chaindata/harness/conformance/config"
 )
 
 // Bounds of the waits before retries.
@@ -36,9 +37,9 @@ const (
 
 // CurrentTraffic returns the counters of the current run: every request
 // sent by every client of the process since the run's configuration was
-// set. Traffic is defined with the report model (summary.go).
+// set.
 func CurrentTraffic() Traffic {
-	return currentTraffic().snapshot()
+	return Current().snapshot()
 }
 
 var (
@@ -46,25 +47,25 @@ var (
 	// activeTraffic is the process-wide rate limit, in-flight bound and
 	// counters: the suite makes a client per listing, and the limits hold
 	// for all of them together.
-	activeTraffic *traffic
+	activeTraffic *RunState
 )
 
-// configureTraffic sets the rate limit, in-flight bound, retries and headers
+// ConfigureTraffic sets the rate limit, in-flight bound, retries and headers
 // of every client made from now on, and resets the counters. setActiveConfig
 // calls it for each run.
-func configureTraffic(cfg config.Config) {
+func ConfigureTraffic(cfg config.Config) {
 	t := newTraffic(cfg.WithDefaults())
 	trafficMu.Lock()
 	defer trafficMu.Unlock()
 	if activeTraffic != nil {
-		activeTraffic.stop()
+		activeTraffic.Stop()
 	}
 	activeTraffic = t
 }
 
-// currentTraffic returns the configured traffic state, or one with the
+// Current returns the configured traffic state, or one with the
 // defaults of an empty Config when no run configured it.
-func currentTraffic() *traffic {
+func Current() *RunState {
 	trafficMu.Lock()
 	defer trafficMu.Unlock()
 	if activeTraffic == nil {
@@ -73,20 +74,21 @@ func currentTraffic() *traffic {
 	return activeTraffic
 }
 
-// errRunDeadline is the cause of a run's context when its deadline passed.
-var errRunDeadline = errors.New("the run deadline passed")
+// ErrRunDeadline is the cause of a run's context when its deadline passed.
+var ErrRunDeadline = errors.New("the run deadline passed")
 
-// traffic is what every client of a run shares.
-type traffic struct {
+// RunState is what every client of a run shares: the rate limit, the
+// bound on requests in flight, the counters and the run deadline.
+type RunState struct {
 	retries int
 	headers []header
 	http    *http.Client
 	// slots holds one token per request in flight.
 	slots chan struct{}
 	pace  *pacer
-	// ctx ends when the run deadline passes (cause errRunDeadline) or the
+	// Ctx ends when the run deadline passes (cause errRunDeadline) or the
 	// run is over; every request and every wait of the run ends with it.
-	ctx        context.Context
+	Ctx        context.Context
 	cancel     context.CancelFunc
 	runTimeout time.Duration
 	// bodies is the memory for the bodies being read.
@@ -96,22 +98,22 @@ type traffic struct {
 	counts Traffic
 	// kept is the bytes of the bodies kept for the schema rules, at most
 	// keptLimit (maxKeptBodies).
-	kept, keptLimit int
+	kept, KeptLimit int
 }
 
 // header is one configured request header.
 type header struct{ name, value string }
 
-func newTraffic(cfg config.Config) *traffic {
-	t := &traffic{
+func newTraffic(cfg config.Config) *RunState {
+	t := &RunState{
 		retries:    max(cfg.Retries, 0),
 		slots:      make(chan struct{}, cfg.Concurrency),
 		pace:       newPacer(cfg.Rate),
 		runTimeout: cfg.RunTimeout,
 		bodies:     newBodyBudget(bodyBudgetBytes),
-		keptLimit:  maxKeptBodies,
+		KeptLimit:  MaxKeptBodies,
 	}
-	t.ctx, t.cancel = context.WithTimeoutCause(context.Background(), cfg.RunTimeout, errRunDeadline)
+	t.Ctx, t.cancel = context.WithTimeoutCause(context.Background(), cfg.RunTimeout, ErrRunDeadline)
 	for _, line := range cfg.Headers {
 		name, value, err := config.ParseHeader(line)
 		if err != nil {
@@ -137,7 +139,7 @@ func newTraffic(cfg config.Config) *traffic {
 }
 
 // apply sets the configured headers on a request.
-func (t *traffic) apply(req *http.Request) {
+func (t *RunState) apply(req *http.Request) {
 	for _, h := range t.headers {
 		if strings.EqualFold(h.name, "Host") {
 			req.Host = h.value
@@ -147,41 +149,41 @@ func (t *traffic) apply(req *http.Request) {
 	}
 }
 
-// stop ends the run's context, abandoning whatever still waits on it.
-func (t *traffic) stop() { t.cancel() }
+// Stop ends the run's context, abandoning whatever still waits on it.
+func (t *RunState) Stop() { t.cancel() }
 
-// expired reports whether the run deadline has passed.
-func (t *traffic) expired() bool {
-	return errors.Is(context.Cause(t.ctx), errRunDeadline)
+// Expired reports whether the run deadline has passed.
+func (t *RunState) Expired() bool {
+	return errors.Is(context.Cause(t.Ctx), ErrRunDeadline)
 }
 
-// deadlineMessage says that the run deadline passed, naming the flag.
-func (t *traffic) deadlineMessage() string {
-	return fmt.Sprintf("%v (--run-timeout %s)", errRunDeadline, t.runTimeout)
+// DeadlineMessage says that the run deadline passed, naming the flag.
+func (t *RunState) DeadlineMessage() string {
+	return fmt.Sprintf("%v (--run-timeout %s)", ErrRunDeadline, t.runTimeout)
 }
 
-// ended returns why the run's context ended: the deadline message, or
+// Ended returns why the run's context ended: the deadline message, or
 // the context's cause.
-func (t *traffic) ended() error {
-	if t.expired() {
-		return errors.New(t.deadlineMessage())
+func (t *RunState) Ended() error {
+	if t.Expired() {
+		return errors.New(t.DeadlineMessage())
 	}
-	return context.Cause(t.ctx)
+	return context.Cause(t.Ctx)
 }
 
 // acquire waits for a slot for one request and for its turn under the rate
 // limit, and counts the request. release gives the slot back; it is called
 // only when acquire succeeded. acquire fails when the run's context ends
 // first.
-func (t *traffic) acquire() error {
+func (t *RunState) acquire() error {
 	select {
 	case t.slots <- struct{}{}:
-	case <-t.ctx.Done():
-		return t.ended()
+	case <-t.Ctx.Done():
+		return t.Ended()
 	}
-	if !t.pace.wait(t.ctx) {
+	if !t.pace.wait(t.Ctx) {
 		t.release()
-		return t.ended()
+		return t.Ended()
 	}
 	t.mu.Lock()
 	t.counts.Requests++
@@ -189,11 +191,11 @@ func (t *traffic) acquire() error {
 	return nil
 }
 
-func (t *traffic) release() { <-t.slots }
+func (t *RunState) release() { <-t.slots }
 
 // retrying counts a retry after a wait and holds back every request of the
 // run for that long: a 429 usually speaks for the client, not one URL.
-func (t *traffic) retrying(wait time.Duration) {
+func (t *RunState) retrying(wait time.Duration) {
 	t.pace.holdUntil(time.Now().Add(wait))
 	t.mu.Lock()
 	t.counts.Retries++
@@ -203,7 +205,7 @@ func (t *traffic) retrying(wait time.Duration) {
 
 // refused counts an exchange the deployment still refused after the last
 // retry.
-func (t *traffic) refused(u string) {
+func (t *RunState) refused(u string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.counts.Refused++
@@ -214,17 +216,17 @@ func (t *traffic) refused(u string) {
 
 // keepBody reports whether a body of n bytes may be kept for the schema
 // rules within maxKeptBodies, and counts it when it may.
-func (t *traffic) keepBody(n int) bool {
+func (t *RunState) keepBody(n int) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.kept+n > t.keptLimit {
+	if t.kept+n > t.KeptLimit {
 		return false
 	}
 	t.kept += n
 	return true
 }
 
-func (t *traffic) snapshot() Traffic {
+func (t *RunState) snapshot() Traffic {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c := t.counts
@@ -269,14 +271,14 @@ func (p *pacer) wait(ctx context.Context) bool {
 			return true
 		}
 		p.mu.Unlock()
-		if !sleep(ctx, d) {
+		if !Sleep(ctx, d) {
 			return false
 		}
 	}
 }
 
-// sleep waits for d, and reports false when ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
+// Sleep waits for d, and reports false when ctx ended first.
+func Sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -294,4 +296,18 @@ func (p *pacer) holdUntil(t time.Time) {
 	if t.After(p.next) {
 		p.next = t
 	}
+}
+
+// Traffic counts the requests of a run.
+type Traffic struct {
+	// Requests is every request sent, retries included.
+	Requests int
+	// Retries is how many requests were repeated after a 429 or 503, and
+	// RetryWait the time spent waiting before them.
+	Retries   int
+	RetryWait time.Duration
+	// Refused is how many requests were still refused after the last
+	// retry; RefusedURLs lists the first few.
+	Refused     int
+	RefusedURLs []string
 }

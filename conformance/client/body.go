@@ -1,4 +1,4 @@
-package conformance
+package client
 
 import (
 	"context"
@@ -10,29 +10,29 @@ import (
 
 // Bounds of the memory the suite gives to response bodies.
 const (
-	// maxBody bounds how much of one response the suite reads.
-	maxBody = 64 << 20
+	// MaxBody bounds how much of one response the suite reads.
+	MaxBody = 64 << 20
 	// bodyBudgetBytes bounds the bytes of every body being read at once,
 	// by all the requests of a run together: maxBody counted across
 	// concurrent requests, so that --concurrency endless bodies cost no
 	// more than two of them.
-	bodyBudgetBytes = 2 * maxBody
+	bodyBudgetBytes = 2 * MaxBody
 	// bodyChunk is the unit bodies are read in and the budget counted in.
 	bodyChunk = 64 << 10
 	// bodyPrefix is how much of a body that could not be read whole (too
 	// large, cut off, timed out) is kept for messages.
 	bodyPrefix = 4 << 10
-	// maxKeptBodies bounds the bytes of the bodies a run keeps for the
+	// MaxKeptBodies bounds the bytes of the bodies a run keeps for the
 	// schema rules; the answers past it are kept without their bodies. A
 	// run with the default bounds keeps about 40 MB against the default
 	// mock; one with --page-size 1000 --max-pages 100, about 65 MB.
-	maxKeptBodies = 256 << 20
+	MaxKeptBodies = 256 << 20
 )
 
 // errBodyTooLarge and errBodyBudget are the reasons a body was not read
 // whole.
 var (
-	errBodyTooLarge = fmt.Errorf("body larger than %d bytes (%d MiB)", maxBody, maxBody>>20)
+	ErrBodyTooLarge = fmt.Errorf("body larger than %d bytes (%d MiB)", MaxBody, MaxBody>>20)
 	errBodyBudget   = fmt.Errorf("the bodies being read at once hold the %d MiB the run gives them, and wait for each other: this one was given up", bodyBudgetBytes>>20)
 )
 
@@ -155,7 +155,7 @@ func (b *bodyBudget) read(ctx context.Context, r io.Reader, limit int) ([]byte, 
 		n, fill = n+m, fill+m
 		switch {
 		case n > limit:
-			return joinChunks(chunks, min(n, bodyPrefix)), errBodyTooLarge
+			return joinChunks(chunks, min(n, bodyPrefix)), ErrBodyTooLarge
 		case errors.Is(err, io.EOF):
 			return joinChunks(chunks, n), nil
 		case err != nil:

@@ -1,4 +1,4 @@
-package conformance
+package client
 
 import (
 	"bytes"
@@ -17,70 +17,74 @@ import (
 	"time"
 )
 
-// exchange is one request the suite made and what came back.
-type exchange struct {
-	method string
-	// path is the listing path asked for, without base URL and query.
-	path   string
-	url    string
-	status int
-	header http.Header
-	body   []byte
-	// err is set when no complete response came back (connection refused,
+// Exchange is one request the suite made and what came back.
+type Exchange struct {
+	// Method is the request's method (GET, or HEAD and the like for the
+	// error rules).
+	Method string
+	// Path is the listing path asked for, without base URL and query.
+	Path string
+	// URL is the whole URL asked for, query included.
+	URL string
+	// Status, Header and Body are the answer's.
+	Status int
+	Header http.Header
+	Body   []byte
+	// Err is set when no complete response came back (connection refused,
 	// timeout, body too large).
-	err error
+	Err error
 	// elapsed is the time of the last attempt.
 	elapsed time.Duration
 	// retries is how many times the request was asked again after a 429
 	// or 503.
 	retries int
-	// refused is set when the deployment still answered 429 or 503 after
+	// Refused is set when the deployment still answered 429 or 503 after
 	// the last retry (or asked for a wait longer than MaxRetryWait): the
-	// answer says nothing about the rules. status and body are that
+	// answer says nothing about the rules. Status and Body are that
 	// answer's.
-	refused bool
-	// headers are the names of the configured headers the request carried;
+	Refused bool
+	// Headers are the names of the configured headers the request carried;
 	// their values are never kept here, so nothing can print them.
-	headers []string
-	// unkept is set on the copy the client keeps for the schema rules of
-	// an answer whose body was not kept, the run having kept maxKeptBodies
+	Headers []string
+	// Unkept is set on the copy the client keeps for the schema rules of
+	// an answer whose body was not kept, the run having kept MaxKeptBodies
 	// bytes of bodies already. seq names the exchange it copies.
-	unkept bool
+	Unkept bool
 	seq    uint64
 }
 
-// same reports whether two exchanges are the same request's, the one a
+// Same reports whether two exchanges are the same request's, the one a
 // copy the client kept of the other.
-func (ex *exchange) same(other *exchange) bool {
+func (ex *Exchange) Same(other *Exchange) bool {
 	return ex != nil && other != nil && ex.seq == other.seq
 }
 
-// curl returns a command line that repeats the request. Configured headers
+// Curl returns a command line that repeats the request. Configured headers
 // are shown by name, their values redacted.
-func (ex *exchange) curl() string {
+func (ex *Exchange) Curl() string {
 	var b strings.Builder
 	b.WriteString("curl -sS -i ")
-	if ex.method != http.MethodGet {
-		b.WriteString("-X " + ex.method + " ")
+	if ex.Method != http.MethodGet {
+		b.WriteString("-X " + ex.Method + " ")
 	}
-	for _, name := range ex.headers {
+	for _, name := range ex.Headers {
 		b.WriteString("-H " + shellQuote(name+": <redacted>") + " ")
 	}
-	b.WriteString(shellQuote(ex.url))
+	b.WriteString(shellQuote(ex.URL))
 	return b.String()
 }
 
-// describe says what was asked and what came back, for failure messages.
-func (ex *exchange) describe() string {
+// Describe says what was asked and what came back, for failure messages.
+func (ex *Exchange) Describe() string {
 	var b strings.Builder
-	b.WriteString("  asked: " + ex.curl() + "\n")
-	if ex.err != nil {
-		fmt.Fprintf(&b, "  got:   no response: %v\n", ex.err)
+	b.WriteString("  asked: " + ex.Curl() + "\n")
+	if ex.Err != nil {
+		fmt.Fprintf(&b, "  got:   no response: %v\n", ex.Err)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "  got:   HTTP %d, %s\n", ex.status, trimBody(ex.body, 600))
+	fmt.Fprintf(&b, "  got:   HTTP %d, %s\n", ex.Status, TrimBody(ex.Body, 600))
 	switch {
-	case ex.refused:
+	case ex.Refused:
 		fmt.Fprintf(&b, "  (still refused after %d retries: the deployment limits the request rate or is overloaded; lower --rate, or try later)\n", ex.retries)
 	case ex.retries > 0:
 		fmt.Fprintf(&b, "  (after %d retries)\n", ex.retries)
@@ -88,11 +92,11 @@ func (ex *exchange) describe() string {
 	return b.String()
 }
 
-// contentType returns the media type of the response, without parameters.
-func (ex *exchange) contentType() string {
-	mt, _, err := mime.ParseMediaType(ex.header.Get("Content-Type"))
+// ContentType returns the media type of the response, without parameters.
+func (ex *Exchange) ContentType() string {
+	mt, _, err := mime.ParseMediaType(ex.Header.Get("Content-Type"))
 	if err != nil {
-		return ex.header.Get("Content-Type")
+		return ex.Header.Get("Content-Type")
 	}
 	return mt
 }
@@ -101,8 +105,8 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// trimBody shortens a body for a message, keeping its start.
-func trimBody(body []byte, n int) string {
+// TrimBody shortens a body for a message, keeping its start.
+func TrimBody(body []byte, n int) string {
 	s := strings.TrimSpace(string(body))
 	if s == "" {
 		return "empty body"
@@ -113,47 +117,52 @@ func trimBody(body []byte, n int) string {
 	return fmt.Sprintf("body (%d bytes, first %d): %s…", len(s), n, s[:n])
 }
 
-// client makes the suite's requests and remembers every response, so that
+// Client makes the suite's requests and remembers every response, so that
 // the schema rules can check every body a container received. Every client
 // of a run shares one rate limit, one bound on requests in flight and one
-// set of counters (see configureTraffic).
-type client struct {
-	cfg config.Config
-	t   *traffic
+// set of counters (see ConfigureTraffic).
+type Client struct {
+	// Config is the run's configuration, with its defaults set.
+	Config config.Config
+	// State is the run's shared traffic state the client's requests go
+	// through.
+	State *RunState
 
 	mu  sync.Mutex
-	log []*exchange
+	log []*Exchange
 }
 
-func newClient(cfg config.Config) *client {
-	return &client{cfg: cfg.WithDefaults(), t: currentTraffic()}
+// NewClient returns a client for a run with cfg, going through the run's
+// shared traffic state (Current).
+func NewClient(cfg config.Config) *Client {
+	return &Client{Config: cfg.WithDefaults(), State: Current()}
 }
 
-// request is one request of a batch for getAll; its method is GET when
+// Request is one request of a batch for GetAll; its method is GET when
 // not set.
-type request struct {
-	method     string
-	base, path string
-	q          url.Values
+type Request struct {
+	Method     string
+	Base, Path string
+	Query      url.Values
 }
 
-// get asks for base+path with the query and never fails: a transport error
+// Get asks for base+path with the query and never fails: a transport error
 // is kept in the exchange.
-func (c *client) get(base, path string, q url.Values) *exchange {
+func (c *Client) Get(base, path string, q url.Values) *Exchange {
 	return c.do(http.MethodGet, base, path, q)
 }
 
-// getAll asks for every request of a batch of independent requests, up to
+// GetAll asks for every request of a batch of independent requests, up to
 // Config.Concurrency at once, and returns the exchanges in the order of
 // reqs. They are remembered in that order, too.
-func (c *client) getAll(reqs []request) []*exchange {
-	out := make([]*exchange, len(reqs))
+func (c *Client) GetAll(reqs []Request) []*Exchange {
+	out := make([]*Exchange, len(reqs))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(c.cfg.Concurrency, len(reqs)) {
+	for range min(c.Config.Concurrency, len(reqs)) {
 		wg.Go(func() {
 			for i := range next {
-				out[i] = c.fetch(cmp.Or(reqs[i].method, http.MethodGet), reqs[i].base, reqs[i].path, reqs[i].q)
+				out[i] = c.Fetch(cmp.Or(reqs[i].Method, http.MethodGet), reqs[i].Base, reqs[i].Path, reqs[i].Query)
 			}
 		})
 	}
@@ -163,27 +172,27 @@ func (c *client) getAll(reqs []request) []*exchange {
 	close(next)
 	wg.Wait()
 	for _, ex := range out {
-		c.keep(ex)
+		c.Keep(ex)
 	}
 	return out
 }
 
-func (c *client) do(method, base, path string, q url.Values) *exchange {
-	ex := c.fetch(method, base, path, q)
-	c.keep(ex)
+func (c *Client) do(method, base, path string, q url.Values) *Exchange {
+	ex := c.Fetch(method, base, path, q)
+	c.Keep(ex)
 	return ex
 }
 
-// keep remembers an exchange that brought a complete response. Past
+// Keep remembers an exchange that brought a complete response. Past
 // maxKeptBodies bytes of bodies in the run, it remembers a copy without
 // the body (unkept), so that what the run keeps stays bounded.
-func (c *client) keep(ex *exchange) {
-	if ex.err != nil {
+func (c *Client) Keep(ex *Exchange) {
+	if ex.Err != nil {
 		return
 	}
-	if !c.t.keepBody(len(ex.body)) {
+	if !c.State.keepBody(len(ex.Body)) {
 		cp := *ex
-		cp.body, cp.unkept = nil, true
+		cp.Body, cp.Unkept = nil, true
 		ex = &cp
 	}
 	c.mu.Lock()
@@ -191,32 +200,32 @@ func (c *client) keep(ex *exchange) {
 	c.mu.Unlock()
 }
 
-// fetch makes the request, asking again after a 429 or 503 as the answer's
+// Fetch makes the request, asking again after a 429 or 503 as the answer's
 // Retry-After says (or with backoff) at most Config.Retries times.
-func (c *client) fetch(method, base, path string, q url.Values) *exchange {
+func (c *Client) Fetch(method, base, path string, q url.Values) *Exchange {
 	u := base + path
 	if enc := q.Encode(); enc != "" {
 		u += "?" + enc
 	}
-	ex := &exchange{method: method, path: path, url: u, seq: exchangeSeq.Add(1)}
-	for _, h := range c.t.headers {
-		ex.headers = append(ex.headers, h.name)
+	ex := &Exchange{Method: method, Path: path, URL: u, seq: exchangeSeq.Add(1)}
+	for _, h := range c.State.headers {
+		ex.Headers = append(ex.Headers, h.name)
 	}
 	var waited time.Duration
 	for attempt := 0; ; attempt++ {
 		c.attempt(ex)
-		if ex.err != nil || (ex.status != http.StatusTooManyRequests && ex.status != http.StatusServiceUnavailable) {
+		if ex.Err != nil || (ex.Status != http.StatusTooManyRequests && ex.Status != http.StatusServiceUnavailable) {
 			return ex
 		}
-		wait, ok := retryWait(ex.header, attempt, time.Now())
-		if !ok || attempt >= c.t.retries || waited+wait > MaxRetryBudget {
-			ex.refused = true
-			c.t.refused(ex.url)
+		wait, ok := retryWait(ex.Header, attempt, time.Now())
+		if !ok || attempt >= c.State.retries || waited+wait > MaxRetryBudget {
+			ex.Refused = true
+			c.State.refused(ex.URL)
 			return ex
 		}
 		waited += wait
 		ex.retries++
-		c.t.retrying(wait)
+		c.State.retrying(wait)
 	}
 }
 
@@ -226,43 +235,43 @@ var exchangeSeq atomic.Uint64
 // attempt sends the exchange's request once, within the rate limit and the
 // bound on requests in flight, and fills in the answer. The attempt ends
 // at Config.Timeout or at the run deadline, whichever comes first.
-func (c *client) attempt(ex *exchange) {
-	ex.status, ex.header, ex.body, ex.err = 0, nil, nil, nil
-	if err := c.t.acquire(); err != nil {
-		ex.err = err
+func (c *Client) attempt(ex *Exchange) {
+	ex.Status, ex.Header, ex.Body, ex.Err = 0, nil, nil, nil
+	if err := c.State.acquire(); err != nil {
+		ex.Err = err
 		return
 	}
-	defer c.t.release()
+	defer c.State.release()
 	start := time.Now()
 	defer func() { ex.elapsed = time.Since(start) }()
-	ctx, cancel := context.WithTimeout(c.t.ctx, c.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(c.State.Ctx, c.Config.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, ex.method, ex.url, nil)
+	req, err := http.NewRequestWithContext(ctx, ex.Method, ex.URL, nil)
 	if err != nil {
-		ex.err = fmt.Errorf("build request: %w", err)
+		ex.Err = fmt.Errorf("build request: %w", err)
 		return
 	}
 	req.Header.Set("Accept", "application/json")
-	c.t.apply(req)
-	resp, err := c.t.http.Do(req)
+	c.State.apply(req)
+	resp, err := c.State.http.Do(req)
 	if err != nil {
-		ex.err = c.attemptError(err)
+		ex.Err = c.attemptError(err)
 		return
 	}
 	defer resp.Body.Close()
-	ex.status = resp.StatusCode
-	ex.header = resp.Header
-	ex.body, err = c.t.bodies.read(ctx, resp.Body, maxBody)
+	ex.Status = resp.StatusCode
+	ex.Header = resp.Header
+	ex.Body, err = c.State.bodies.read(ctx, resp.Body, MaxBody)
 	if err != nil {
-		ex.err = c.attemptError(err)
+		ex.Err = c.attemptError(err)
 	}
 }
 
 // attemptError says why an attempt ended without a whole answer: as err
 // says, or, when the run deadline ended it, that the deadline passed.
-func (c *client) attemptError(err error) error {
-	if c.t.expired() {
-		return fmt.Errorf("%s: %w", c.t.deadlineMessage(), err)
+func (c *Client) attemptError(err error) error {
+	if c.State.Expired() {
+		return fmt.Errorf("%s: %w", c.State.DeadlineMessage(), err)
 	}
 	return err
 }
@@ -305,15 +314,15 @@ func backoff(attempt int) time.Duration {
 	return min(d, maxBackoff)
 }
 
-// countHint says, for a request with one count above 1 that the deployment
+// CountHint says, for a request with one count above 1 that the deployment
 // refused with a 4xx (other than 429), that the deployment's largest page
 // may be smaller than the count asked; "" otherwise. Failure messages
 // append it.
-func countHint(ex *exchange) string {
-	if ex == nil || ex.err != nil || ex.refused || ex.status < 400 || ex.status >= 500 || ex.status == http.StatusTooManyRequests {
+func CountHint(ex *Exchange) string {
+	if ex == nil || ex.Err != nil || ex.Refused || ex.Status < 400 || ex.Status >= 500 || ex.Status == http.StatusTooManyRequests {
 		return ""
 	}
-	u, err := url.Parse(ex.url)
+	u, err := url.Parse(ex.URL)
 	if err != nil {
 		return ""
 	}
@@ -335,15 +344,15 @@ func countHint(ex *exchange) string {
 	return fmt.Sprintf("the deployment refused %s=%s: if its largest page is smaller, lower --page-size", name, value)
 }
 
-// exchanges returns every complete response received so far.
-func (c *client) exchanges() []*exchange {
+// Exchanges returns every complete response received so far.
+func (c *Client) Exchanges() []*Exchange {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]*exchange(nil), c.log...)
+	return append([]*Exchange(nil), c.log...)
 }
 
-// decodeObject decodes a JSON object keeping numbers as json.Number.
-func decodeObject(data []byte) (map[string]any, error) {
+// DecodeObject decodes a JSON object keeping numbers as json.Number.
+func DecodeObject(data []byte) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
