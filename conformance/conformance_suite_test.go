@@ -7,6 +7,7 @@ import (
 
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/rule"
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
@@ -63,9 +64,9 @@ func TestConformance(t *testing.T) {
 	if err := preflight(suiteFlags, transactionsSelected(rules, ginkgoFlags.suite.LabelFilter)); err != nil {
 		t.Fatal(err)
 	}
-	RegisterFailHandler(ruleFail)
+	RegisterFailHandler(rule.FailRule)
 	suiteMu.Lock()
 	defer suiteMu.Unlock()
 	resetSuite() // a test before may have run the suite (Run)
-	RunSpecs(t, SuiteDescription, ginkgoFlags.suite, ginkgoFlags.reporter)
+	RunSpecs(t, rule.SuiteDescription, ginkgoFlags.suite, ginkgoFlags.reporter)
 }

@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/rule"
 	"github.com/chaindata/harness/schemas"
 )
 
@@ -23,17 +24,17 @@ type badRequest[S any] struct {
 
 // refusal checks that an answer is a refusal: a 4xx status with the error
 // body.
-func refusal(v *verdict, ex *client.Exchange) {
-	v.judged(1)
+func refusal(v *rule.Verdict, ex *client.Exchange) {
+	v.Judged(1)
 	if ex.Err != nil {
-		v.add(ex, "no answer")
+		v.Add(ex, "no answer")
 		return
 	}
 	if ex.Status < 400 || ex.Status > 499 {
-		v.add(ex, "HTTP %d, want a 4xx status", ex.Status)
+		v.Add(ex, "HTTP %d, want a 4xx status", ex.Status)
 	}
 	if err := mustValidator("Error", schemas.Spec).Validate(ex.Body); err != nil {
-		v.add(ex, "the body is not the error body:\n%s", violations(err))
+		v.Add(ex, "the body is not the error body:\n%s", violations(err))
 	}
 }
 
@@ -98,70 +99,70 @@ func foreignCursor(st *pagedState) (string, string) {
 // requests are one batch, asked side by side when the first of them runs.
 func pagedErrorRules(st *pagedState) {
 	const refuses = "refuses with a 4xx status and the error body:"
-	var reqs batch
+	var reqs rule.Batch
 	type entry struct {
 		name string
-		it   *batchItem
+		it   *rule.BatchItem
 	}
 	get := func(q url.Values) client.Request {
 		return client.Request{Base: st.cfg.BaseURL, Path: st.l.path, Query: q}
 	}
 	var entries []TableEntry
 	for _, b := range pagedBadRequests(st.l) {
-		it := reqs.add(refuses+" "+b.name, should, func() (client.Request, string) {
+		it := reqs.Add(refuses+" "+b.name, rule.Should, func() (client.Request, string) {
 			q, why := b.query(st)
 			return get(q), why
 		})
-		entries = append(entries, ruleEntry(refuses, b.name, should, entry{b.name, it}))
+		entries = append(entries, rule.DefineEntry(refuses, b.name, rule.Should, entry{b.name, it}))
 	}
 	DescribeTable(refuses,
 		func(e entry) {
-			ex, why := reqs.answer(st.c, e.it)
+			ex, why := reqs.Answer(st.c, e.it)
 			if why != "" {
-				skipf("%s", why)
+				rule.Skipf("%s", why)
 			}
-			v := newVerdict("a 4xx status and the error body for %s", e.name)
+			v := rule.NewVerdict("a 4xx status and the error body for %s", e.name)
 			refusal(v, ex)
-			v.check()
+			v.Check()
 		}, entries)
 
 	const codesRule = "a refused pagination gets HTTP 400, code 3 (InvalidArgument) and an ErrorDetail with code 10028"
-	codes := reqs.add(codesRule, should, func() (client.Request, string) {
+	codes := reqs.Add(codesRule, rule.Should, func() (client.Request, string) {
 		return get(url.Values{"pagination.first": {"0"}}), ""
 	})
-	rule(codesRule, should, func() {
-		v := newVerdict(`HTTP 400 with {"code": 3, "details": [{"@type": "type.googleapis.com/core.ErrorDetail", "code": 10028, ...}]}`)
-		ex, _ := reqs.answer(st.c, codes)
+	rule.Define(codesRule, rule.Should, func() {
+		v := rule.NewVerdict(`HTTP 400 with {"code": 3, "details": [{"@type": "type.googleapis.com/core.ErrorDetail", "code": 10028, ...}]}`)
+		ex, _ := reqs.Answer(st.c, codes)
 		errorCodes(v, ex, 10028)
-		v.check()
+		v.Check()
 	})
 
 	const methodRule = "a method other than GET gets HTTP 501 and the error body"
-	post := reqs.add(methodRule, should, func() (client.Request, string) {
+	post := reqs.Add(methodRule, rule.Should, func() (client.Request, string) {
 		r := get(nil)
 		r.Method = http.MethodPost
 		return r, ""
 	})
-	rule(methodRule, should, func() {
-		v := newVerdict("HTTP 501 (code 12) with the error body for POST")
-		ex, _ := reqs.answer(st.c, post)
-		v.judged(1)
+	rule.Define(methodRule, rule.Should, func() {
+		v := rule.NewVerdict("HTTP 501 (code 12) with the error body for POST")
+		ex, _ := reqs.Answer(st.c, post)
+		v.Judged(1)
 		if ex.Status != http.StatusNotImplemented {
-			v.add(ex, "HTTP %d, want 501", ex.Status)
+			v.Add(ex, "HTTP %d, want 501", ex.Status)
 		}
 		if err := mustValidator("Error", schemas.Spec).Validate(ex.Body); err != nil {
-			v.add(ex, "the body is not the error body:\n%s", violations(err))
+			v.Add(ex, "the body is not the error body:\n%s", violations(err))
 		}
-		v.check()
+		v.Check()
 	})
 }
 
 // errorCodes checks the gateway's mapping of a broken rule: HTTP 400, code 3
 // and an ErrorDetail with the detail code.
-func errorCodes(v *verdict, ex *client.Exchange, detailCode int) {
-	v.judged(1)
+func errorCodes(v *rule.Verdict, ex *client.Exchange, detailCode int) {
+	v.Judged(1)
 	if ex.Status != http.StatusBadRequest {
-		v.add(ex, "HTTP %d, want 400", ex.Status)
+		v.Add(ex, "HTTP %d, want 400", ex.Status)
 	}
 	var body struct {
 		Code    json.Number `json:"code"`
@@ -171,16 +172,16 @@ func errorCodes(v *verdict, ex *client.Exchange, detailCode int) {
 		} `json:"details"`
 	}
 	if err := json.Unmarshal(ex.Body, &body); err != nil {
-		v.add(ex, "the body is not an error object: %v", err)
+		v.Add(ex, "the body is not an error object: %v", err)
 		return
 	}
 	if body.Code.String() != "3" {
-		v.add(ex, "code is %q, want 3", body.Code.String())
+		v.Add(ex, "code is %q, want 3", body.Code.String())
 	}
 	for _, d := range body.Details {
 		if d.Code.String() == strconv.Itoa(detailCode) {
 			return
 		}
 	}
-	v.add(ex, "no detail has code %d", detailCode)
+	v.Add(ex, "no detail has code %d", detailCode)
 }

@@ -3,6 +3,7 @@ package conformance
 import (
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/rule"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -30,20 +31,20 @@ func TestTimeoutsRunSideBySide(t *testing.T) {
 			return c.GetAll(reqs)
 		}},
 		{"batch of error rules", func(c *client.Client) []*client.Exchange {
-			var b batch
-			var items []*batchItem
+			var b rule.Batch
+			var items []*rule.BatchItem
 			for range n {
-				items = append(items, b.add("a rule", should, func() (client.Request, string) {
+				items = append(items, b.Add("a rule", rule.Should, func() (client.Request, string) {
 					return client.Request{Base: base, Path: "/x"}, ""
 				}))
 			}
 			// Asked as the first rule would, with no label filter (go test
 			// may have one for the suite).
-			b.asked = true
-			b.ask(c, "")
+			b.Asked = true
+			b.Ask(c, "")
 			out := make([]*client.Exchange, n)
 			for i, it := range items {
-				out[i], _ = b.answer(c, it)
+				out[i], _ = b.Answer(c, it)
 			}
 			return out
 		}},
@@ -146,10 +147,10 @@ func TestKeptBodiesAreBounded(t *testing.T) {
 	if len(kept) != 3 || len(unkept) != 2 {
 		t.Errorf("the log keeps the bodies of answers %v and not of %v, want 3 and 2", kept, unkept)
 	}
-	v := newVerdict("test")
+	v := rule.NewVerdict("test")
 	validateAll(v, nil, log[3:], func(*client.Exchange) bool { return true })
-	if v.cases != 0 || !strings.Contains(v.none, "kept no body of the 2 answers") {
-		t.Errorf("validating answers without bodies judged %d cases (none: %q), want none, and saying why", v.cases, v.none)
+	if v.Cases != 0 || !strings.Contains(v.None, "kept no body of the 2 answers") {
+		t.Errorf("validating answers without bodies judged %d cases (none: %q), want none, and saying why", v.Cases, v.None)
 	}
 }
 
@@ -158,10 +159,10 @@ func TestKeptBodiesAreBounded(t *testing.T) {
 func TestStoppedRunSummary(t *testing.T) {
 	const stopped = "the run deadline passed (--run-timeout 2s)"
 	rules := []RuleResult{
-		{Rule: Rule{ID: "GAMES-PAG-001", Listing: "games", Area: "pagination", Text: "a"}, State: StatePassed},
-		{Rule: Rule{ID: "GAMES-PAG-002", Listing: "games", Area: "pagination", Text: "b"}, State: StateSkipped, Message: "the listing has 1 row"},
-		{Rule: Rule{ID: "GAMES-PAG-003", Listing: "games", Area: "pagination", Text: "c"}, State: StateSkipped, Message: stopped},
-		{Rule: Rule{ID: "GAMES-PAG-004", Listing: "games", Area: "pagination", Text: "d"}, State: StateSkipped, Message: stopped + "\nA games page could not be read"},
+		{Rule: rule.Rule{ID: "GAMES-PAG-001", Listing: "games", Area: "pagination", Text: "a"}, State: StatePassed},
+		{Rule: rule.Rule{ID: "GAMES-PAG-002", Listing: "games", Area: "pagination", Text: "b"}, State: StateSkipped, Message: "the listing has 1 row"},
+		{Rule: rule.Rule{ID: "GAMES-PAG-003", Listing: "games", Area: "pagination", Text: "c"}, State: StateSkipped, Message: stopped},
+		{Rule: rule.Rule{ID: "GAMES-PAG-004", Listing: "games", Area: "pagination", Text: "d"}, State: StateSkipped, Message: stopped + "\nA games page could not be read"},
 	}
 	tests := []struct {
 		name       string

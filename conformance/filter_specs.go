@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/chaindata/harness/conformance/rule"
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -13,7 +14,7 @@ import (
 type pagedFilter struct {
 	name string
 	// lvl is the filter's level: the spec text it rests on, or should.
-	lvl level
+	lvl rule.Level
 	// query chooses the filter's parameters from the unfiltered rows, or
 	// says why the data has nothing to choose.
 	query func(rows []row) (url.Values, string)
@@ -61,7 +62,7 @@ func (fs *filterState) mustWalk(f pagedFilter) *filteredWalk {
 	failWalk(fs.st.fwd)
 	fw := fs.walkFor(f)
 	if fw.skip != "" {
-		skipf("%s", fw.skip)
+		rule.Skipf("%s", fw.skip)
 	}
 	failWalk(fw.w)
 	return fw
@@ -75,7 +76,7 @@ func filterRules(st *pagedState, filters []pagedFilter, noMatch url.Values) {
 	entries := func(table string) []TableEntry {
 		var out []TableEntry
 		for _, f := range filters {
-			out = append(out, ruleEntry(table, f.name, f.lvl, f))
+			out = append(out, rule.DefineEntry(table, f.name, f.lvl, f))
 		}
 		return out
 	}
@@ -83,34 +84,34 @@ func filterRules(st *pagedState, filters []pagedFilter, noMatch url.Values) {
 	const onlyMatching = "returns only rows that match the filter:"
 	DescribeTable(onlyMatching, func(f pagedFilter) {
 		fw := fs.mustWalk(f)
-		v := newVerdict("every row of the %s listing filtered by %s to match it", l.label, fw.q.Encode())
-		v.judged(len(fw.w.rows))
-		v.noneBecause("the listing filtered by %s has no rows", fw.q.Encode())
+		v := rule.NewVerdict("every row of the %s listing filtered by %s to match it", l.label, fw.q.Encode())
+		v.Judged(len(fw.w.rows))
+		v.NoneBecause("the listing filtered by %s has no rows", fw.q.Encode())
 		for i, r := range fw.w.rows {
 			if !f.match(r.node, fw.q) {
-				v.add(fw.w.pageOf(i).ex, "row %d, %s, does not match %s", i, r.ident, fw.q.Encode())
-				if len(v.problems) >= maxProblems {
+				v.Add(fw.w.pageOf(i).ex, "row %d, %s, does not match %s", i, r.ident, fw.q.Encode())
+				if len(v.Problems) >= rule.MaxProblems {
 					break
 				}
 			}
 		}
-		v.check()
+		v.Check()
 	}, entries(onlyMatching))
 
 	const exactlyMatching = "returns exactly the matching rows of the unfiltered listing, in order:"
 	DescribeTable(exactlyMatching, func(f pagedFilter) {
 		fw := fs.mustWalk(f)
-		v := newVerdict("the %s listing filtered by %s to be the matching subset of the unfiltered listing (within the rows both walks reached)", l.label, fw.q.Encode())
-		v.judged(len(st.fwd.rows))
+		v := rule.NewVerdict("the %s listing filtered by %s to be the matching subset of the unfiltered listing (within the rows both walks reached)", l.label, fw.q.Encode())
+		v.Judged(len(st.fwd.rows))
 		if d := subsetDiff(l.compare, st.cut, fw.w, st.fwd, func(r row) bool { return f.match(r.node, fw.q) }); d != "" {
-			v.add(fw.w.pages[0].ex, "%s\n  the filtered walk's first page:", d)
+			v.Add(fw.w.pages[0].ex, "%s\n  the filtered walk's first page:", d)
 		}
-		v.check()
+		v.Check()
 	}, entries(exactlyMatching))
 
-	rule("a filter selects whole records, each with the cursor it has unfiltered", should, func() {
+	rule.Define("a filter selects whole records, each with the cursor it has unfiltered", rule.Should, func() {
 		st.rows(1)
-		v := newVerdict("a filtered row to be the same record, with the same cursor, as in the unfiltered listing")
+		v := rule.NewVerdict("a filtered row to be the same record, with the same cursor, as in the unfiltered listing")
 		byIdent := map[string]row{}
 		for _, r := range st.fwd.rows {
 			byIdent[r.ident] = r
@@ -128,40 +129,40 @@ func filterRules(st *pagedState, filters []pagedFilter, noMatch url.Values) {
 				}
 				checked++
 				if ur, rr := compactJSON(u.raw), compactJSON(r.raw); ur != rr {
-					v.add(fw.w.pageOf(i).ex, "filtered by %s, %s differs from the unfiltered record:\n    filtered:   %s\n    unfiltered: %s",
+					v.Add(fw.w.pageOf(i).ex, "filtered by %s, %s differs from the unfiltered record:\n    filtered:   %s\n    unfiltered: %s",
 						fw.q.Encode(), r.ident, clip(rr, 300), clip(ur, 300))
 					break
 				}
 				if u.cursor != r.cursor {
-					v.add(fw.w.pageOf(i).ex, "filtered by %s, %s has cursor %q, unfiltered %q", fw.q.Encode(), r.ident, r.cursor, u.cursor)
+					v.Add(fw.w.pageOf(i).ex, "filtered by %s, %s has cursor %q, unfiltered %q", fw.q.Encode(), r.ident, r.cursor, u.cursor)
 					break
 				}
 			}
 		}
-		v.judged(checked)
-		v.noneBecause("no filtered walk returned a row")
-		v.check()
+		v.Judged(checked)
+		v.NoneBecause("no filtered walk returned a row")
+		v.Check()
 	})
 
-	rule("a filter that matches nothing gives an empty page with hasNextPage and hasPreviousPage false", citePageInfo, func() {
+	rule.Define("a filter that matches nothing gives an empty page with hasNextPage and hasPreviousPage false", rule.CitePageInfo, func() {
 		rows := st.rows(0)
-		v := newVerdict("no edges and both flags false when no row matches %s", noMatch.Encode())
+		v := rule.NewVerdict("no edges and both flags false when no row matches %s", noMatch.Encode())
 		p := st.mustPage(noMatch)
-		v.judged(1)
+		v.Judged(1)
 		for _, r := range rows {
 			for _, pr := range p.rows {
 				if pr.ident == r.ident {
-					skipf("a row matches %s", noMatch.Encode())
+					rule.Skipf("a row matches %s", noMatch.Encode())
 				}
 			}
 		}
 		if len(p.rows) != 0 {
-			v.add(p.ex, "%d rows, want none", len(p.rows))
+			v.Add(p.ex, "%d rows, want none", len(p.rows))
 		}
 		if p.info.hasNext || p.info.hasPrev {
-			v.add(p.ex, "hasNextPage %v, hasPreviousPage %v", p.info.hasNext, p.info.hasPrev)
+			v.Add(p.ex, "hasNextPage %v, hasPreviousPage %v", p.info.hasNext, p.info.hasPrev)
 		}
-		v.check()
+		v.Check()
 	})
 }
 
@@ -211,9 +212,9 @@ var zeroID = strings.Repeat("0", 64)
 
 // rotationsRules adds the key rotations' nodeId filter.
 func rotationsRules(st *pagedState) {
-	area("filters", func() {
+	rule.Area("filters", func() {
 		filterRules(st, []pagedFilter{{
-			name: "nodeId", lvl: must("4.3", "nodeId (string, optional; restricts to that node)"),
+			name: "nodeId", lvl: rule.Must("4.3", "nodeId (string, optional; restricts to that node)"),
 			query: func(rows []row) (url.Values, string) {
 				if len(rows) == 0 {
 					return nil, "the listing has no rows to take a node ID from"

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/chaindata/harness/conformance/rule"
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -99,7 +100,7 @@ func gameFilters() []pagedFilter {
 			match: func(n map[string]any, _ url.Values) bool { return scoped(scope)(n) },
 		}
 	}
-	teamFilter := func(name, scope string, lvl level, match func(n map[string]any, team string) bool) pagedFilter {
+	teamFilter := func(name, scope string, lvl rule.Level, match func(n map[string]any, team string) bool) pagedFilter {
 		return pagedFilter{
 			name: name, lvl: lvl,
 			query: func(rows []row) (url.Values, string) {
@@ -116,7 +117,7 @@ func gameFilters() []pagedFilter {
 			match: func(n map[string]any, q url.Values) bool { return match(n, q.Get("teamId")) },
 		}
 	}
-	partyFilter := func(name, scope string, lvl level, pick func(map[string]any) []string, match func(n map[string]any, party string) bool) pagedFilter {
+	partyFilter := func(name, scope string, lvl rule.Level, pick func(map[string]any) []string, match func(n map[string]any, party string) bool) pagedFilter {
 		return pagedFilter{
 			name: name, lvl: lvl,
 			query: func(rows []row) (url.Values, string) {
@@ -135,7 +136,7 @@ func gameFilters() []pagedFilter {
 	}
 	return []pagedFilter{
 		{
-			name: "gameId", lvl: must("4.1", "Query filters (no request body): ... game ID"),
+			name: "gameId", lvl: rule.Must("4.1", "Query filters (no request body): ... game ID"),
 			query: func(rows []row) (url.Values, string) {
 				if len(rows) == 0 {
 					return nil, "the listing has no rows to take a game ID from"
@@ -170,7 +171,7 @@ func gameFilters() []pagedFilter {
 		partyFilter("partyId of a team member with entityScope="+scopeTeams+" (matches team members)", scopeTeams, citeParty, gameMembers, func(n map[string]any, p string) bool {
 			return isTeamGame(n) && slices.Contains(gameMembers(n), p)
 		}),
-		partyFilter("partyId of a team member without entityScope (matches individuals and team members)", "", should, gameMembers, func(n map[string]any, p string) bool {
+		partyFilter("partyId of a team member without entityScope (matches individuals and team members)", "", rule.Should, gameMembers, func(n map[string]any, p string) bool {
 			return slices.Contains(gameIndividuals(n), p) || slices.Contains(gameMembers(n), p)
 		}),
 	}
@@ -178,19 +179,19 @@ func gameFilters() []pagedFilter {
 
 // gamesRules adds the games filters and epoch window rules.
 func gamesRules(st *pagedState) {
-	area("filters", func() {
+	rule.Area("filters", func() {
 		filterRules(st, gameFilters(), url.Values{"gameId": {zeroID}})
 	})
-	area("epochs", func() {
+	rule.Area("epochs", func() {
 		epochRules(st)
 	})
 }
 
 // The spec text the games filters rest on.
 var (
-	citeScope = must("4.1", "entity scope (enum EntityScope, default ENTITY_SCOPE_UNSPECIFIED)")
-	citeTeam  = must("4.1", "the team ID filter applies only if entity scope is unspecified or teams")
-	citeParty = must("4.1", "The party ID filter applies for any scope and, when the scope is teams, matches team members")
+	citeScope = rule.Must("4.1", "entity scope (enum EntityScope, default ENTITY_SCOPE_UNSPECIFIED)")
+	citeTeam  = rule.Must("4.1", "the team ID filter applies only if entity scope is unspecified or teams")
+	citeParty = rule.Must("4.1", "The party ID filter applies for any scope and, when the scope is teams, matches team members")
 )
 
 // epochWindow is a window asked for and the walk of its answer.
@@ -207,7 +208,7 @@ func epochRules(st *pagedState) {
 		GinkgoHelper()
 		rows := st.rows(1)
 		if rows[0].keyErr != nil {
-			ruleFail(fmt.Sprintf("the first game's epoch cannot be read: %v\n%s", rows[0].keyErr, st.fwd.pages[0].ex.Describe()))
+			rule.FailRule(fmt.Sprintf("the first game's epoch cannot be read: %v\n%s", rows[0].keyErr, st.fwd.pages[0].ex.Describe()))
 		}
 		return rows[0].key.num
 	}
@@ -222,19 +223,19 @@ func epochRules(st *pagedState) {
 		GinkgoHelper()
 		return window("epochFrom", u(from), "epochTo", u(to))
 	}
-	same := func(v *verdict, got, want epochWindow) {
+	same := func(v *rule.Verdict, got, want epochWindow) {
 		gotRows, _ := st.cut.settle(got.w.rows)
 		wantRows, _ := st.cut.settle(want.w.rows)
-		v.judged(max(len(gotRows), len(wantRows)))
+		v.Judged(max(len(gotRows), len(wantRows)))
 		if d := diffPrefix("answer to "+got.q.Encode(), gotRows, got.w.complete, "answer to "+want.q.Encode(), wantRows, want.w.complete); d != "" {
 			ex := got.w.pages[0].ex
-			v.add(ex, "%s\n  the first page of %s:", d, got.q.Encode())
+			v.Add(ex, "%s\n  the first page of %s:", d, got.q.Encode())
 		}
 	}
-	within := func(v *verdict, got epochWindow, from, to uint64) {
+	within := func(v *rule.Verdict, got epochWindow, from, to uint64) {
 		for i, r := range got.w.rows {
 			if r.keyErr == nil && (r.key.num < from || r.key.num > to) {
-				v.add(got.w.pageOf(i).ex, "%s is outside %s", r.ident, fmtEpochs(from, to))
+				v.Add(got.w.pageOf(i).ex, "%s is outside %s", r.ident, fmtEpochs(from, to))
 				return
 			}
 		}
@@ -245,20 +246,20 @@ func epochRules(st *pagedState) {
 		return epochWindow{q: url.Values{}, w: st.fwd}
 	}
 
-	rule("rule 1: without epochTo the window ends at the latest epoch", must("8", "When the most recent epoch is omitted it is the latest epoch."), func() {
+	rule.Define("rule 1: without epochTo the window ends at the latest epoch", rule.Must("8", "When the most recent epoch is omitted it is the latest epoch."), func() {
 		l := latest()
-		v := newVerdict("epochTo to default to the latest epoch (%d, the newest in the default answer): no game is newer, and the default answer equals epochTo=%d", l, l)
+		v := rule.NewVerdict("epochTo to default to the latest epoch (%d, the newest in the default answer): no game is newer, and the default answer equals epochTo=%d", l, l)
 		newer := window("epochFrom", u(l+1))
 		if len(newer.w.rows) > 0 {
-			v.add(newer.w.pages[0].ex, "%s exists, newer than the default window's newest epoch %d", newer.w.rows[0].ident, l)
+			v.Add(newer.w.pages[0].ex, "%s exists, newer than the default window's newest epoch %d", newer.w.rows[0].ident, l)
 		}
 		same(v, defaultWindow(), window("epochTo", u(l)))
-		v.check()
+		v.Check()
 	})
 
-	rule("rule 2: without epochFrom the window starts 29 epochs before epochTo (or at the first epoch)", must("8", "When the oldest epoch is omitted it is the most recent epoch minus 29, or the first available epoch if fewer have elapsed."), func() {
+	rule.Define("rule 2: without epochFrom the window starts 29 epochs before epochTo (or at the first epoch)", rule.Must("8", "When the oldest epoch is omitted it is the most recent epoch minus 29, or the first available epoch if fewer have elapsed."), func() {
 		l := latest()
-		v := newVerdict("epochFrom to default to epochTo - 29, never below the first epoch")
+		v := rule.NewVerdict("epochFrom to default to epochTo - 29, never below the first epoch")
 		same(v, defaultWindow(), explicit(sub(l, epochSpan), l))
 		if l >= 10 {
 			to := l - 10
@@ -266,82 +267,82 @@ func epochRules(st *pagedState) {
 			same(v, got, explicit(sub(to, epochSpan), to))
 			within(v, got, sub(to, epochSpan), to)
 		}
-		v.check()
+		v.Check()
 	})
 
-	rule("rule 3: with only epochFrom the window ends 29 epochs after it", must("8", "When only the oldest epoch is given, the most recent epoch becomes oldest plus 29."), func() {
+	rule.Define("rule 3: with only epochFrom the window ends 29 epochs after it", rule.Must("8", "When only the oldest epoch is given, the most recent epoch becomes oldest plus 29."), func() {
 		l := latest()
 		from := sub(l, 40)
-		v := newVerdict("epochFrom=%d alone to give %s", from, fmtEpochs(from, from+epochSpan))
+		v := rule.NewVerdict("epochFrom=%d alone to give %s", from, fmtEpochs(from, from+epochSpan))
 		want := explicit(from, from+epochSpan)
 		if len(want.w.rows) == 0 {
-			skipf("no game in %s", fmtEpochs(from, from+epochSpan))
+			rule.Skipf("no game in %s", fmtEpochs(from, from+epochSpan))
 		}
 		got := window("epochFrom", u(from))
 		same(v, got, want)
 		within(v, got, from, from+epochSpan)
-		v.check()
+		v.Check()
 	})
 
-	rule("rule 4: a window over 30 epochs keeps the 30 newest (epochFrom becomes epochTo - 29)", must("8", "When the oldest epoch is out of range (most recent minus oldest is greater than 29), the oldest epoch is set to most recent minus 29."), func() {
+	rule.Define("rule 4: a window over 30 epochs keeps the 30 newest (epochFrom becomes epochTo - 29)", rule.Must("8", "When the oldest epoch is out of range (most recent minus oldest is greater than 29), the oldest epoch is set to most recent minus 29."), func() {
 		l := latest()
 		if l < epochSpan+1 {
-			skipf("the latest epoch is %d: no window over 30 epochs fits", l)
+			rule.Skipf("the latest epoch is %d: no window over 30 epochs fits", l)
 		}
 		from := sub(l, 40)
-		v := newVerdict("epochFrom=%d&epochTo=%d to give %s", from, l, fmtEpochs(l-epochSpan, l))
+		v := rule.NewVerdict("epochFrom=%d&epochTo=%d to give %s", from, l, fmtEpochs(l-epochSpan, l))
 		got := explicit(from, l)
 		same(v, got, explicit(l-epochSpan, l))
 		within(v, got, l-epochSpan, l)
-		v.check()
+		v.Check()
 	})
 
-	rule("no answer spans more than 30 epochs", citeEpochLimit, func() {
+	rule.Define("no answer spans more than 30 epochs", rule.CiteEpochLimit, func() {
 		l := latest()
-		v := newVerdict("at most 30 epochs per answer, both ends inclusive")
+		v := rule.NewVerdict("at most 30 epochs per answer, both ends inclusive")
 		older := explicit(sub(l, 2*epochSpan+1), sub(l, epochSpan+1))
 		if len(older.w.rows) == 0 && l > epochSpan {
-			skipf("no game older than %s: the cap cannot show", fmtEpochs(l-epochSpan, l))
+			rule.Skipf("no game older than %s: the cap cannot show", fmtEpochs(l-epochSpan, l))
 		}
 		answers := []epochWindow{defaultWindow(), explicit(0, l), window("epochFrom", "0")}
 		if l >= 5 {
 			answers = append(answers, window("epochTo", u(l-5)))
 		}
 		for _, a := range answers {
-			v.judged(len(a.w.rows))
+			v.Judged(len(a.w.rows))
 			lo, hi, ok := epochRange(a.w.rows)
 			if ok && hi-lo > epochSpan {
-				v.add(a.w.pages[0].ex, "the answer to %q holds epochs %d to %d: %d epochs", a.q.Encode(), lo, hi, hi-lo+1)
+				v.Add(a.w.pages[0].ex, "the answer to %q holds epochs %d to %d: %d epochs", a.q.Encode(), lo, hi, hi-lo+1)
 			}
 		}
-		v.check()
+		v.Check()
 	})
 
-	rule("both ends of the window are inclusive", citeEpochLimit, func() {
+	rule.Define("both ends of the window are inclusive", rule.CiteEpochLimit, func() {
 		rows := st.rows(1)
 		mid := rows[len(rows)/2]
 		if mid.keyErr != nil {
-			ruleFail(mid.ident)
+			rule.FailRule(mid.ident)
 		}
 		e := mid.key.num
-		v := newVerdict("epochFrom=%d&epochTo=%d to give exactly the games of epoch %d", e, e, e)
+		v := rule.NewVerdict("epochFrom=%d&epochTo=%d to give exactly the games of epoch %d", e, e, e)
 		got := explicit(e, e)
-		v.judged(len(got.w.rows))
+		v.Judged(len(got.w.rows))
 		if d := subsetDiff(st.l.compare, st.cut, got.w, st.fwd, func(r row) bool { return r.keyErr == nil && r.key.num == e }); d != "" {
-			v.add(got.w.pages[0].ex, "%s", d)
+			v.Add(got.w.pages[0].ex, "%s", d)
 		}
-		v.check()
+		v.Check()
 	})
 
-	rule("epochFrom after epochTo gives the 30 epochs ending at epochTo", should, func() {
+	rule.Define("epochFrom after epochTo gives the 30 epochs ending at epochTo", rule.Should, func() {
 		l := latest()
 		if l < 5 {
-			skipf("the latest epoch is %d", l)
+			rule.Skipf("the latest epoch is %d", l)
 		}
 		to := l - 5
-		v := newVerdict("epochFrom=%d&epochTo=%d to give %s", l, to, fmtEpochs(sub(to, epochSpan), to))
+		v := rule.NewVerdict("epochFrom=%d&epochTo=%d to give %s", l, to, fmtEpochs(sub(to, epochSpan), to))
 		same(v, explicit(l, to), explicit(sub(to, epochSpan), to))
-		v.check()
+		v.Check()
 	})
 }
 

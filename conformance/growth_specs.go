@@ -16,6 +16,7 @@ import (
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/model"
+	"github.com/chaindata/harness/conformance/rule"
 )
 
 // growthRuleText is the growth rule of each listing that grows: a walk
@@ -76,7 +77,7 @@ func growthSelected(l model.Listing) bool {
 	if err != nil {
 		return true
 	}
-	id := ruleRegistry().byKey[idKey(l.String(), "growth", growthRuleText)]
+	id := rule.Registry().ByKey[rule.Key(l.String(), "growth", growthRuleText)]
 	return match([]string{l.String(), "growth", id})
 }
 
@@ -118,21 +119,21 @@ func judgeGrowth(l model.Listing) {
 	startGrowthWalks()
 	r := growthWalkOf(l)
 	if r == nil {
-		skipf("the growth walk of %s was not started", l)
+		rule.Skipf("the growth walk of %s was not started", l)
 	}
 	<-r.done
 	if r.ex != nil && r.ex.Refused {
-		skipRefused(r.ex)
+		rule.SkipRefused(r.ex)
 	}
 	if r.skip != "" {
-		skipf("%s", r.skip)
+		rule.Skipf("%s", r.skip)
 	}
-	v := newVerdict("a walk that pauses between two pages while the listing grows gets, after the pause, exactly the rows that followed its first page")
-	v.judged(r.cases)
+	v := rule.NewVerdict("a walk that pauses between two pages while the listing grows gets, after the pause, exactly the rows that followed its first page")
+	v.Judged(r.cases)
 	for _, p := range r.problems {
-		v.add(r.ex, "%s", p)
+		v.Add(r.ex, "%s", p)
 	}
-	v.check()
+	v.Check()
 }
 
 // growthWalk asks a first page, waits until a new row of the listing has

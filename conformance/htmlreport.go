@@ -3,6 +3,7 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	"github.com/chaindata/harness/conformance/rule"
 	"html/template"
 	"io"
 	"slices"
@@ -173,8 +174,8 @@ func newHTMLView(s *Summary) htmlView {
 // any other scope in the order first seen; a column per area of Areas, then
 // any other area in the order first seen.
 func (v *htmlView) matrix(rules []htmlRule) {
-	scopes := slices.Clone(Listings)
-	v.Areas = slices.Clone(Areas)
+	scopes := slices.Clone(rule.Listings)
+	v.Areas = slices.Clone(rule.Areas)
 	for _, r := range rules {
 		if !slices.Contains(scopes, r.Listing) {
 			scopes = append(scopes, r.Listing)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/rule"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -58,8 +59,8 @@ var sampleIDAreas = map[string]string{
 // simply pass.
 type sampleOutcome struct {
 	state, text, want, message string
-	cite                       Citation
-	waiver                     *Waiver
+	cite                       rule.Citation
+	waiver                     *rule.Waiver
 }
 
 // sampleOutcomes are the sample's rules that did not pass, by ID.
@@ -68,7 +69,7 @@ var sampleOutcomes = map[string]sampleOutcome{
 		state: StateFailed,
 		text:  "a forward walk (first/after) never repeats a row",
 		want:  "every row once in a walk over the listing",
-		cite:  Citation{"4 (PAG)", "pagination.first: number of records sorting after the row identified by after"},
+		cite:  rule.Citation{Section: "4 (PAG)", Quote: "pagination.first: number of records sorting after the row identified by after"},
 		message: `Rule broken. The rule wants: every row once in a walk over the listing
 Found 1 problem(s):
 1. the forward walk (pagination.first=50) repeats rows:
@@ -81,7 +82,7 @@ Found 1 problem(s):
 		state: StateFailed,
 		text:  "returns only rows that match the filter: gameId",
 		want:  "returns only rows that match the filter: gameId",
-		cite:  Citation{"4.1", "gameId: restrict to one game"},
+		cite:  rule.Citation{Section: "4.1", Quote: "gameId: restrict to one game"},
 		message: `Rule broken. The rule wants: returns only rows that match the filter: gameId
 Found 1 problem(s):
 1. 50 of 50 rows do not match gameId=4c4a1f0e2b9d: the first is game 9a77c3d1e0f4 at epoch 1204
@@ -102,7 +103,7 @@ Found 1 problem(s):
 		state: StateFailed,
 		text:  "refuses with a 4xx status and the error body: first together with before",
 		want:  "refuses with a 4xx status and the error body: first together with before",
-		cite:  Citation{"4.5", "first: count; use with after to page toward the most recent; cannot be combined with before"},
+		cite:  rule.Citation{Section: "4.5", Quote: "first: count; use with after to page toward the most recent; cannot be combined with before"},
 		message: `Rule broken. The rule wants: refuses with a 4xx status and the error body: first together with before
 Found 1 problem(s):
 1. the answer is not a 4xx
@@ -113,13 +114,13 @@ Found 1 problem(s):
 		state: StateWaived,
 		text:  "no answer spans more than 30 epochs",
 		want:  "no answer spans more than 30 epochs",
-		cite:  Citation{"8", "Epoch range: at most 30 epochs per request, both ends inclusive"},
+		cite:  rule.Citation{Section: "8", Quote: "Epoch range: at most 30 epochs per request, both ends inclusive"},
 		message: `Rule broken. The rule wants: no answer spans more than 30 epochs
 Found 1 problem(s):
 1. the answer spans epochs 1174 to 1204 (31 epochs)
      asked: curl -sS -i 'https://api.testnet.example/api/v2/games?pagination.first=50'
      got:   HTTP 200, body (48211 bytes, first 600): {"games":{"edges":[...`,
-		waiver: &Waiver{Rule: "GAMES-EPO-002", Reason: "testnet data nodes run with a 31-epoch window until release 0.79 (OPS-1182)", Expires: "2026-12-31"},
+		waiver: &rule.Waiver{Rule: "GAMES-EPO-002", Reason: "testnet data nodes run with a 31-epoch window until release 0.79 (OPS-1182)", Expires: "2026-12-31"},
 	},
 	"GAMES-FLT-006": {
 		state:   StateSkipped,
@@ -154,7 +155,7 @@ func sampleSummary() *Summary {
 			n++
 			id := fmt.Sprintf("%s-%s-%03d", sampleIDScopes[c.scope], sampleIDAreas[c.area], i)
 			r := RuleResult{
-				Rule: Rule{
+				Rule: rule.Rule{
 					ID: id, Listing: c.scope, Area: c.area, Strict: i > c.must,
 					Text: fmt.Sprintf("%s %s rule %d", c.scope, c.area, i),
 				},
@@ -163,7 +164,7 @@ func sampleSummary() *Summary {
 				Duration: time.Duration(n*37%400+3) * time.Millisecond,
 			}
 			if !r.Strict {
-				r.Cite = Citation{Section: "4", Quote: "All endpoints use GET and return application/json"}
+				r.Cite = rule.Citation{Section: "4", Quote: "All endpoints use GET and return application/json"}
 			}
 			if o, ok := sampleOutcomes[id]; ok {
 				r.State, r.Text, r.Want, r.Message = o.state, o.text, o.want, o.message
@@ -171,7 +172,7 @@ func sampleSummary() *Summary {
 					w := *o.waiver // a test may change it
 					r.Waiver = &w
 				}
-				if o.cite != (Citation{}) {
+				if o.cite != (rule.Citation{}) {
 					r.Cite = o.cite
 				}
 			}
@@ -551,7 +552,7 @@ func TestHTMLReportMatrixOrder(t *testing.T) {
 	for _, r := range []struct{ scope, area string }{
 		{"transactions", "limits"}, {"zeta", "schema"}, {"games", "pagination"}, {"deployment", "headers"},
 	} {
-		s.Rules = append(s.Rules, RuleResult{Rule: Rule{ID: r.scope + "-" + r.area, Listing: r.scope, Area: r.area}, State: StatePassed})
+		s.Rules = append(s.Rules, RuleResult{Rule: rule.Rule{ID: r.scope + "-" + r.area, Listing: r.scope, Area: r.area}, State: StatePassed})
 	}
 	doc := parseHTML(t, renderHTML(t, s))
 	table := findAll(doc, func(n *html.Node) bool { return attr(n, "class") == "matrix" })[0]
@@ -562,7 +563,7 @@ func TestHTMLReportMatrixOrder(t *testing.T) {
 	for _, th := range findAll(table, func(n *html.Node) bool { return attr(n, "scope") == "row" }) {
 		rows = append(rows, textOf(th))
 	}
-	wantColumns := append(append([]string{"listing"}, Areas...), "headers", "all areas")
+	wantColumns := append(append([]string{"listing"}, rule.Areas...), "headers", "all areas")
 	if !slices.Equal(columns, wantColumns) {
 		t.Errorf("columns %v, want %v", columns, wantColumns)
 	}

@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/xml"
 	"fmt"
+	"github.com/chaindata/harness/conformance/rule"
 	"io"
 	"strconv"
 )
@@ -54,7 +55,7 @@ type junitMessage struct {
 // message says so; a rule the label filter left out is a skipped case too.
 func WriteJUnit(w io.Writer, s *Summary) error {
 	suite := junitSuite{
-		Name:      SuiteDescription,
+		Name:      rule.SuiteDescription,
 		Time:      seconds(s.Duration.Seconds()),
 		Timestamp: s.Started.UTC().Format("2006-01-02T15:04:05"),
 		Properties: []junitProperty{

@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/chaindata/harness/conformance/rule"
 	"strconv"
 )
 
@@ -35,7 +36,7 @@ type pagedListing struct {
 	// describe writes a key for a message.
 	describe func(k rowKey) string
 	// cite is the spec text of the listing's record shape.
-	cite level
+	cite rule.Level
 	// blockField names the record's block height field, for the listings
 	// whose rows carry one.
 	blockField string
@@ -63,7 +64,7 @@ func (l *pagedListing) compare(a, b rowKey) int {
 
 var (
 	gamesListing = &pagedListing{
-		label: "games", cite: must("2.2", "Game page wrapper: games (object) containing edges and pageInfo"), path: "/api/v2/games", field: "games", schema: "ListGamesResponse",
+		label: "games", cite: rule.Must("2.2", "Game page wrapper: games (object) containing edges and pageInfo"), path: "/api/v2/games", field: "games", schema: "ListGamesResponse",
 		ordered: true, primary: "epoch", secondary: "id",
 		keyOf: func(n map[string]any) (rowKey, error) {
 			epoch, err := uintField(n, "epoch")
@@ -77,7 +78,7 @@ var (
 		donors:   []string{"network-parameters", "snapshots"},
 	}
 	snapshotsListing = &pagedListing{
-		label: "snapshots", cite: must("2.3", "Page wrapper: coreSnapshots. Node: blockHash (string), blockHeight (string), coreVersion (string), protocolUpgradeBlock (boolean)"), path: "/api/v2/snapshots", field: "coreSnapshots", schema: "ListCoreSnapshotsResponse",
+		label: "snapshots", cite: rule.Must("2.3", "Page wrapper: coreSnapshots. Node: blockHash (string), blockHeight (string), coreVersion (string), protocolUpgradeBlock (boolean)"), path: "/api/v2/snapshots", field: "coreSnapshots", schema: "ListCoreSnapshotsResponse",
 		ordered: true, primary: "blockHeight",
 		keyOf: func(n map[string]any) (rowKey, error) {
 			h, err := uintField(n, "blockHeight")
@@ -88,7 +89,7 @@ var (
 		donors:     []string{"network-parameters", "games"},
 	}
 	rotationsListing = &pagedListing{
-		label: "key-rotations", cite: must("2.4", "Page wrapper: keyRotations. Node: blockHeight (uint64), newAddress (string ... nodeId (string), oldAddress (string"), path: "/api/v2/core/keys/ethereum/rotations", field: "keyRotations",
+		label: "key-rotations", cite: rule.Must("2.4", "Page wrapper: keyRotations. Node: blockHeight (uint64), newAddress (string ... nodeId (string), oldAddress (string"), path: "/api/v2/core/keys/ethereum/rotations", field: "keyRotations",
 		schema: "ListEthereumKeyRotationsResponse", ordered: true, primary: "blockHeight", secondary: "nodeId",
 		keyOf: func(n map[string]any) (rowKey, error) {
 			h, err := uintField(n, "blockHeight")
@@ -103,7 +104,7 @@ var (
 		donors:     []string{"network-parameters", "games"},
 	}
 	parametersListing = &pagedListing{
-		label: "network-parameters", cite: must("2.5", "Page wrapper: networkParameters. Node: key (string, unique key of the parameter), value (string)"), path: "/api/v2/network/parameters", field: "networkParameters",
+		label: "network-parameters", cite: rule.Must("2.5", "Page wrapper: networkParameters. Node: key (string, unique key of the parameter), value (string)"), path: "/api/v2/network/parameters", field: "networkParameters",
 		schema: "ListNetworkParametersResponse", ordered: false, secondary: "key",
 		keyOf: func(n map[string]any) (rowKey, error) {
 			k, err := stringField(n, "key")

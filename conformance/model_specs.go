@@ -14,6 +14,7 @@ import (
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/model"
+	"github.com/chaindata/harness/conformance/rule"
 )
 
 // The model rules judge every answer to a set of generated queries against
@@ -73,22 +74,22 @@ func modelRuleText(a model.Aspect, lvl model.Level) string {
 }
 
 // modelCite is the spec text a MUST model rule rests on.
-func modelCite(l model.Listing, a model.Aspect) level {
+func modelCite(l model.Listing, a model.Aspect) rule.Level {
 	switch {
 	case a == model.AspectNext || a == model.AspectPrev:
-		return citePageInfo
+		return rule.CitePageInfo
 	case a == model.AspectCursors:
-		return citeCursors
+		return rule.CiteCursors
 	case l == model.Transactions && a == model.AspectStatus:
-		return citeTxFirst
+		return rule.CiteTxFirst
 	case l == model.Transactions:
-		return citeTxOrder
+		return rule.CiteTxOrder
 	case a == model.AspectStatus:
-		return citeJSON
+		return rule.CiteJSON
 	case l == model.Games:
-		return citeEpochLimit
+		return rule.CiteEpochLimit
 	}
-	return citeForward
+	return rule.CiteForward
 }
 
 // modelKey names one rule: an aspect at a level.
@@ -131,20 +132,20 @@ type modelState struct {
 const entryModel = "model"
 
 func describeModel(l model.Listing) bool {
-	return scope(l.String(), Ordered, ContinueOnFailure, func() {
+	return rule.Scope(l.String(), Ordered, ContinueOnFailure, func() {
 		st := &modelState{l: l}
 		BeforeAll(st.setUp)
-		area("model", func() {
+		rule.Area("model", func() {
 			for _, a := range l.Aspects() {
 				for _, lvl := range []model.Level{model.Must, model.Should} {
 					if a == model.AspectTies && lvl == model.Must {
 						continue // the order of ties is behaviour.md's
 					}
-					decl := should
+					decl := rule.Should
 					if lvl == model.Must {
 						decl = modelCite(l, a)
 					}
-					rule(modelRuleText(a, lvl), decl, func() { st.judge(modelKey{a, lvl}) })
+					rule.Define(modelRuleText(a, lvl), decl, func() { st.judge(modelKey{a, lvl}) })
 				}
 			}
 		})
@@ -154,13 +155,13 @@ func describeModel(l model.Listing) bool {
 // describeGrowth declares a listing's growth rule, in a container of its
 // own: selecting it alone does not build the model.
 func describeGrowth(l model.Listing) bool {
-	return scope(l.String(), func() {
-		area("growth", func() {
-			cite := citeForward
+	return rule.Scope(l.String(), func() {
+		rule.Area("growth", func() {
+			cite := rule.CiteForward
 			if l == model.Transactions {
-				cite = citeTxLast
+				cite = rule.CiteTxLast
 			}
-			rule(growthRuleText, cite, func() { judgeGrowth(l) })
+			rule.Define(growthRuleText, cite, func() { judgeGrowth(l) })
 		})
 	})
 }
@@ -322,26 +323,26 @@ func (st *modelState) shrinkProblems() {
 // judge reports one rule: the answers it judged and those that differed.
 func (st *modelState) judge(k modelKey) {
 	GinkgoHelper()
-	v := newVerdict("%s", modelRuleText(k.a, k.lvl))
+	v := rule.NewVerdict("%s", modelRuleText(k.a, k.lvl))
 	if st.err != nil {
 		if st.errEx != nil {
-			skipRefused(st.errEx)
+			rule.SkipRefused(st.errEx)
 		}
 		if errors.Is(st.err, model.ErrNotShown) {
-			skipf("the model of the listing cannot be built: %v", st.err)
+			rule.Skipf("the model of the listing cannot be built: %v", st.err)
 		}
 		if k.a == model.AspectRows && k.lvl == model.Must {
 			AddReportEntry(entryModel, ModelReport{Listing: st.l.String(), Seed: st.cfg.Seed, Error: st.err.Error()}, ReportEntryVisibilityNever)
-			v.judged(1)
-			v.add(nil, "the model of the listing could not be built from the deployment's answers: %v", st.err)
-			v.check()
+			v.Judged(1)
+			v.Add(nil, "the model of the listing could not be built from the deployment's answers: %v", st.err)
+			v.Check()
 		}
-		skipf("the model of the listing could not be built (see the rule %q): %v", modelRuleText(model.AspectRows, model.Must), st.err)
+		rule.Skipf("the model of the listing could not be built (see the rule %q): %v", modelRuleText(model.AspectRows, model.Must), st.err)
 	}
 	t := st.at(k)
-	v.judged(t.cases)
-	v.noneBecause("no generated query's answer could be judged in this aspect at this level (seed %d, %d queries)", st.cfg.Seed, len(st.queries))
-	id := ruleID(CurrentSpecReport().Labels())
+	v.Judged(t.cases)
+	v.NoneBecause("no generated query's answer could be judged in this aspect at this level (seed %d, %d queries)", st.cfg.Seed, len(st.queries))
+	id := rule.ID(CurrentSpecReport().Labels())
 	var failures []ModelFailure
 	for _, p := range t.problems {
 		q := p.q
@@ -350,12 +351,12 @@ func (st *modelState) judge(k modelKey) {
 			q = p.shrunk
 			from = fmt.Sprintf(" (shrunk from %s)", model.Describe(p.q))
 		}
-		v.add(p.ex, "query %s%s: %s", model.Describe(q), from, p.d.Detail)
+		v.Add(p.ex, "query %s%s: %s", model.Describe(q), from, p.d.Detail)
 		failures = append(failures, ModelFailure{Rule: id, Aspect: string(k.a), Level: k.lvl.String(),
 			Query: model.Describe(p.q), Shrunk: describeOrEmpty(p.shrunk), Curl: p.ex.Curl(), Detail: p.d.Detail})
 	}
 	if t.more > 0 {
-		v.add(nil, "and %d more answers differed in this aspect", t.more)
+		v.Add(nil, "and %d more answers differed in this aspect", t.more)
 	}
 	addModelFailures(st.l.String(), failures)
 	// The JSON report carries the listing's coverage and this rule's
@@ -363,7 +364,7 @@ func (st *modelState) judge(k modelKey) {
 	entry := st.coverage
 	entry.Failures = failures
 	AddReportEntry(entryModel, entry, ReportEntryVisibilityNever)
-	v.check()
+	v.Check()
 }
 
 func describeOrEmpty(q url.Values) string {
@@ -448,7 +449,7 @@ func currentModelReports() []ModelReport {
 	modelReports.Lock()
 	defer modelReports.Unlock()
 	var out []ModelReport
-	for _, l := range Listings {
+	for _, l := range rule.Listings {
 		if r, ok := modelReports.byListing[l]; ok {
 			c := *r
 			c.Failures = slices.Clone(r.Failures)

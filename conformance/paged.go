@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/rule"
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -123,7 +124,7 @@ func (st *pagedState) rows(n int) []row {
 	GinkgoHelper()
 	failWalk(st.fwd)
 	if len(st.fwd.rows) < n {
-		skipf("the %s listing has %d rows; this rule needs at least %d", st.l.label, len(st.fwd.rows), n)
+		rule.Skipf("the %s listing has %d rows; this rule needs at least %d", st.l.label, len(st.fwd.rows), n)
 	}
 	return st.fwd.rows
 }
@@ -135,9 +136,9 @@ func (st *pagedState) mustPage(q url.Values) *page {
 	p, ex, err := st.wk.page(q)
 	if err != nil {
 		if ex.Refused {
-			skipRefused(ex)
+			rule.SkipRefused(ex)
 		}
-		ruleFail(fmt.Sprintf("A %s page could not be read: %v%s\n%s", st.l.label, err, withHint(ex), ex.Describe()))
+		rule.FailRule(fmt.Sprintf("A %s page could not be read: %v%s\n%s", st.l.label, err, withHint(ex), ex.Describe()))
 	}
 	return p
 }
@@ -152,7 +153,7 @@ func (st *pagedState) lastRow() row {
 	}
 	p := st.mustPage(url.Values{"pagination.last": {"1"}})
 	if len(p.rows) != 1 {
-		ruleFail(fmt.Sprintf("pagination.last=1 gave %d rows, want 1\n%s", len(p.rows), p.ex.Describe()))
+		rule.FailRule(fmt.Sprintf("pagination.last=1 gave %d rows, want 1\n%s", len(p.rows), p.ex.Describe()))
 	}
 	return p.rows[0]
 }

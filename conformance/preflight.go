@@ -15,7 +15,7 @@ import (
 
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
-	"github.com/onsi/ginkgo/v2/types"
+	"github.com/chaindata/harness/conformance/rule"
 )
 
 // PreflightError is what the preflight found wrong before any rule ran:
@@ -171,21 +171,11 @@ func oneLine(body []byte) []byte {
 
 // transactionsSelected reports whether the label filter selects a rule of
 // the transactions listing; an unreadable filter selects every rule.
-func transactionsSelected(rules []Rule, filter string) bool {
+func transactionsSelected(rules []rule.Rule, filter string) bool {
 	for _, r := range rules {
-		if r.Listing == "transactions" && ruleSelected(r.Labels, filter) {
+		if r.Listing == "transactions" && rule.Selected(r.Labels, filter) {
 			return true
 		}
 	}
 	return false
-}
-
-// ruleSelected reports whether a label filter selects a rule with the
-// labels; an empty or unreadable filter selects every rule.
-func ruleSelected(labels []string, filter string) bool {
-	if filter == "" {
-		return true
-	}
-	match, err := types.ParseLabelFilter(filter)
-	return err != nil || match(labels)
 }

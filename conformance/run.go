@@ -16,6 +16,7 @@ import (
 
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/rule"
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/extensions/globals"
 	"github.com/onsi/ginkgo/v2/formatter"
@@ -24,30 +25,17 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// SuiteDescription is the suite's name in reports.
-const SuiteDescription = "Chain data query API conformance"
-
-// Listings and Areas are the labels every rule carries one of each.
-var (
-	Listings = []string{"games", "snapshots", "key-rotations", "network-parameters", "transactions"}
-	Areas    = []string{"schema", "pagination", "filters", "epochs", "errors", "limits", "model", "growth"}
-)
-
-// StrictLabel marks the rules that only docs/behaviour.md decides (SHOULD);
-// the others are the spec's (MUST).
-const StrictLabel = "strict"
-
 // The suite's rules, declared with Ginkgo when the package is initialised.
 var _ = declareSuite()
 
 // declareSuite declares the suite's top-level nodes with Ginkgo, in the
 // order of the files that define them.
 func declareSuite() bool {
-	declareDeadline()
-	scope(DeploymentLabel, SpecPriority(-1), deploymentRules)
+	rule.DeclareDeadline()
+	rule.Scope(rule.DeploymentLabel, SpecPriority(-1), deploymentRules)
 	declareModelRules()
 	declarePagedRules()
-	scope("transactions", Ordered, ContinueOnFailure, transactionsRules)
+	rule.Scope("transactions", Ordered, ContinueOnFailure, transactionsRules)
 	return true
 }
 
@@ -100,7 +88,7 @@ type RunOptions struct {
 	LabelFilter string
 	// Waivers excuse known failures (see LoadWaivers). Expired waivers are
 	// not applied and fail the run.
-	Waivers []Waiver
+	Waivers []rule.Waiver
 	// FailOnSkip makes a skipped rule fail the run.
 	FailOnSkip bool
 	// Verbose prints every rule as it runs, not only the failures.
@@ -166,7 +154,7 @@ func Run(cfg config.Config, opts RunOptions) (*Summary, error) {
 	started := time.Now()
 	setActiveConfig(cfg)
 	defer client.Current().Stop()
-	setWaivers(opts.Waivers, started)
+	rule.SetWaivers(opts.Waivers, started)
 	out := opts.Output
 	if out == nil {
 		out = os.Stdout
@@ -207,9 +195,9 @@ func Run(cfg config.Config, opts RunOptions) (*Summary, error) {
 		summary.Stopped = deadlineStop(summary.Rules)
 		reportErr = writeReports(r, summary, opts)
 	})
-	RegisterFailHandler(ruleFail)
+	RegisterFailHandler(rule.FailRule)
 	t := &ginkgoT{}
-	RunSpecs(t, SuiteDescription, suiteConfig, reporterConfig)
+	RunSpecs(t, rule.SuiteDescription, suiteConfig, reporterConfig)
 	WriteSummary(out, summary)
 	if reportErr != nil {
 		return summary, reportErr
@@ -220,19 +208,19 @@ func Run(cfg config.Config, opts RunOptions) (*Summary, error) {
 // stopBeforeRules ends a run whose preflight failed with err: every
 // selected rule is skipped with err's message, the reports are written,
 // and err is returned (with any error writing them).
-func stopBeforeRules(s *Summary, rules []Rule, opts RunOptions, err error) error {
+func stopBeforeRules(s *Summary, rules []rule.Rule, opts RunOptions, err error) error {
 	s.Stopped = err.Error()
 	s.Duration = time.Since(s.Started)
 	s.Traffic = client.CurrentTraffic()
 	s.Rules = make([]RuleResult, len(rules))
 	for i, r := range rules {
 		s.Rules[i] = RuleResult{Rule: r, State: StateNotRun}
-		if ruleSelected(r.Labels, opts.LabelFilter) {
+		if rule.Selected(r.Labels, opts.LabelFilter) {
 			s.Rules[i].State, s.Rules[i].Message = StateSkipped, s.Stopped
 		}
 	}
 	r := Report{
-		SuiteDescription: SuiteDescription, SuiteSucceeded: false,
+		SuiteDescription: rule.SuiteDescription, SuiteSucceeded: false,
 		SpecialSuiteFailureReasons: []string{s.Stopped},
 		StartTime:                  s.Started, EndTime: s.Started.Add(s.Duration), RunTime: s.Duration,
 	}
@@ -256,28 +244,28 @@ func deadlineStop(results []RuleResult) string {
 }
 
 // ruleResults reads each rule's outcome from Ginkgo's report.
-func ruleResults(rules []Rule, r Report) []RuleResult {
+func ruleResults(rules []rule.Rule, r Report) []RuleResult {
 	byID := map[string]types.SpecReport{}
 	for _, s := range r.SpecReports {
 		if s.LeafNodeType == types.NodeTypeIt {
-			byID[ruleID(s.Labels())] = s
+			byID[rule.ID(s.Labels())] = s
 		}
 	}
 	out := make([]RuleResult, len(rules))
-	for i, rule := range rules {
-		res := RuleResult{Rule: rule, State: StateNotRun}
-		s, ok := byID[rule.ID]
+	for i, rl := range rules {
+		res := RuleResult{Rule: rl, State: StateNotRun}
+		s, ok := byID[rl.ID]
 		if ok {
 			res.Duration = s.RunTime
 			for _, e := range s.ReportEntries {
 				switch e.Name {
-				case entryOutcome:
-					var o outcome
+				case rule.EntryOutcome:
+					var o rule.Outcome
 					if entryValue(e, &o) {
 						res.Want, res.Cases = o.Want, o.Cases
 					}
-				case entryWaived:
-					var w Waiver
+				case rule.EntryWaived:
+					var w rule.Waiver
 					if entryValue(e, &w) {
 						res.Waiver = &w
 					}
@@ -373,77 +361,47 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// Rule is one rule of the suite, as the catalogue lists it.
-type Rule struct {
-	// ID is the rule's stable ID, such as "GAMES-PAG-003": published once,
-	// never changed, never reused.
-	ID string
-	// Listing and Area are the rule's listing (or DeploymentLabel) and
-	// area labels.
-	Listing, Area string
-	// Cite is the spec text a MUST rule rests on (zero for SHOULD rules).
-	Cite Citation
-	// Strict is true for rules only docs/behaviour.md decides (SHOULD).
-	Strict bool
-	// Text is the rule's full text: its containers and its own sentence.
-	Text string
-	// Labels are all the rule's labels.
-	Labels []string
-}
-
-// Level is "MUST" for the spec's rules and "SHOULD" for strict ones.
-func (r Rule) Level() string {
-	if r.Strict {
-		return "SHOULD"
-	}
-	return "MUST"
-}
-
-// scopes are the rule scopes in catalogue order: the listings, then the
-// deployment as a whole.
-func scopes() []string { return append(slices.Clone(Listings), DeploymentLabel) }
-
 // Rules lists the suite's rules without running them: by listing (in the
 // order of Listings, then the deployment's), each listing's rules in the
 // order they are defined. It leaves Ginkgo's configuration as it found it,
 // and waits for a Run under way to end.
-func Rules() ([]Rule, error) {
+func Rules() ([]rule.Rule, error) {
 	suiteMu.Lock()
 	defer suiteMu.Unlock()
 	return previewRules()
 }
 
 // previewRules is Rules, called with suiteMu held.
-func previewRules() ([]Rule, error) {
+func previewRules() ([]rule.Rule, error) {
 	saved, savedReporter := GinkgoConfiguration()
 	suiteConfig, reporterConfig := saved, savedReporter
 	suiteConfig.LabelFilter = ""
 	suiteConfig.FocusStrings, suiteConfig.SkipStrings = nil, nil
 	suiteConfig.FocusFiles, suiteConfig.SkipFiles = nil, nil
-	report := PreviewSpecs(SuiteDescription, suiteConfig, reporterConfig)
+	report := PreviewSpecs(rule.SuiteDescription, suiteConfig, reporterConfig)
 	// PreviewSpecs keeps the configuration it is given; give back the one
 	// the caller (go test's flags, or Run) set.
-	defer PreviewSpecs(SuiteDescription, saved, savedReporter)
-	var rules []Rule
+	defer PreviewSpecs(rule.SuiteDescription, saved, savedReporter)
+	var rules []rule.Rule
 	var problems []string
 	for _, s := range report.SpecReports {
 		if s.LeafNodeType != types.NodeTypeIt {
 			continue
 		}
-		r := Rule{Text: ruleText(s), Labels: s.Labels(), ID: ruleID(s.Labels())}
+		r := rule.Rule{Text: ruleText(s), Labels: s.Labels(), ID: rule.ID(s.Labels())}
 		for _, l := range r.Labels {
 			switch {
-			case slices.Contains(scopes(), l):
+			case slices.Contains(rule.Scopes(), l):
 				r.Listing = l
-			case slices.Contains(Areas, l):
+			case slices.Contains(rule.Areas, l):
 				r.Area = l
-			case l == StrictLabel:
+			case l == rule.StrictLabel:
 				r.Strict = true
 			}
 		}
-		if m, ok := metaOf(r.ID); ok {
-			r.Cite = m.lvl.cite
-			if m.lvl.strict != r.Strict {
+		if m, ok := rule.MetaOf(r.ID); ok {
+			r.Cite = m.Level.Cite
+			if m.Level.Strict != r.Strict {
 				problems = append(problems, fmt.Sprintf("rule %s: its strict label disagrees with its level", r.ID))
 			}
 		}
@@ -454,11 +412,11 @@ func previewRules() ([]Rule, error) {
 	}
 	// Ginkgo shuffles top-level containers; the catalogue lists the
 	// listings in a fixed order, each listing's rules as they are defined.
-	order := scopes()
+	order := rule.Scopes()
 	// A listing's model and growth rules live in a container of their own,
 	// which may come before or after its other container: they are listed
 	// last.
-	late := func(r Rule) int {
+	late := func(r rule.Rule) int {
 		switch r.Area {
 		case "model":
 			return 1
@@ -467,7 +425,7 @@ func previewRules() ([]Rule, error) {
 		}
 		return 0
 	}
-	slices.SortStableFunc(rules, func(a, b Rule) int {
+	slices.SortStableFunc(rules, func(a, b rule.Rule) int {
 		if d := slices.Index(order, a.Listing) - slices.Index(order, b.Listing); d != 0 {
 			return d
 		}
@@ -485,7 +443,7 @@ func ruleText(s types.SpecReport) string {
 	parts := append(slices.Clone(s.ContainerHierarchyTexts), s.LeafNodeText)
 	var kept []string
 	for _, p := range parts {
-		if slices.Contains(scopes(), p) || slices.Contains(Areas, p) {
+		if slices.Contains(rule.Scopes(), p) || slices.Contains(rule.Areas, p) {
 			continue
 		}
 		kept = append(kept, p)
@@ -495,7 +453,7 @@ func ruleText(s types.SpecReport) string {
 
 // WriteCatalogue writes the rule catalogue (docs/conformance-rules.md) as
 // Markdown.
-func WriteCatalogue(w io.Writer, rules []Rule) error {
+func WriteCatalogue(w io.Writer, rules []rule.Rule) error {
 	var b strings.Builder
 	must := 0
 	for _, r := range rules {
@@ -517,10 +475,10 @@ func WriteCatalogue(w io.Writer, rules []Rule) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.ID, r.Listing, r.Area, r.Level(), md(r.Text), md(cite))
 	}
-	if retired := retiredRules(); len(retired) > 0 {
+	if retired := rule.RetiredRules(); len(retired) > 0 {
 		b.WriteString("\n## Retired rules\n\nTheir IDs stay reserved and are never given to another rule.\n\n| ID | Listing | Area | Rule |\n|---|---|---|---|\n")
 		for _, e := range retired {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", e.id, e.scope, e.area, md(e.text))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", e.ID, e.Scope, e.Area, md(e.Text))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

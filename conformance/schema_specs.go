@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/rule"
 	"github.com/chaindata/harness/schemas"
 )
 
@@ -24,7 +25,7 @@ const maxViolations = 8
 // states); a SHOULD rule judges the reference profile (the shape the real
 // network writes). blockHeaders adds the rules on the X-Block-* headers, and
 // newestBlock, when set, gives the newest row's block to compare them with.
-func schemaRules(schemaName, path string, cite level, c func() *client.Client, blockHeaders bool, newestBlock func() (uint64, *client.Exchange, bool)) {
+func schemaRules(schemaName, path string, cite rule.Level, c func() *client.Client, blockHeaders bool, newestBlock func() (uint64, *client.Exchange, bool)) {
 	answers := func() []*client.Exchange {
 		var out []*client.Exchange
 		for _, ex := range c().Exchanges() {
@@ -36,44 +37,44 @@ func schemaRules(schemaName, path string, cite level, c func() *client.Client, b
 		}
 		return out
 	}
-	rule("answers with Content-Type application/json", citeJSON, func() {
-		v := newVerdict("a Content-Type of application/json on every answer")
+	rule.Define("answers with Content-Type application/json", rule.CiteJSON, func() {
+		v := rule.NewVerdict("a Content-Type of application/json on every answer")
 		for _, ex := range answers() {
-			v.judged(1)
+			v.Judged(1)
 			if ct := ex.ContentType(); ct != "application/json" {
-				v.add(ex, "Content-Type is %q", ex.Header.Get("Content-Type"))
-				if len(v.problems) >= maxProblems {
+				v.Add(ex, "Content-Type is %q", ex.Header.Get("Content-Type"))
+				if len(v.Problems) >= rule.MaxProblems {
 					break
 				}
 			}
 		}
-		v.check()
+		v.Check()
 	})
 
 	if blockHeaders {
-		rule("answers carry the newest block's X-Block-Height and X-Block-Timestamp headers", should, func() {
-			v := newVerdict("X-Block-Height and X-Block-Timestamp (Unix nanoseconds) headers of digits on every 200 answer")
+		rule.Define("answers carry the newest block's X-Block-Height and X-Block-Timestamp headers", rule.Should, func() {
+			v := rule.NewVerdict("X-Block-Height and X-Block-Timestamp (Unix nanoseconds) headers of digits on every 200 answer")
 			digits := regexp.MustCompile(`^[0-9]+$`)
 			for _, ex := range answers() {
 				if ex.Status != 200 {
 					continue
 				}
-				v.judged(1)
+				v.Judged(1)
 				h, ts := ex.Header.Get("X-Block-Height"), ex.Header.Get("X-Block-Timestamp")
 				if !digits.MatchString(h) || !digits.MatchString(ts) {
-					v.add(ex, "X-Block-Height is %q and X-Block-Timestamp is %q", h, ts)
+					v.Add(ex, "X-Block-Height is %q and X-Block-Timestamp is %q", h, ts)
 					break
 				}
 			}
-			v.check()
+			v.Check()
 		})
 	}
 	if blockHeaders && newestBlock != nil {
-		rule("X-Block-Height is never below the block of the newest row the listing has shown", should, func() {
-			v := newVerdict("X-Block-Height at or above the newest row's block: the header names the newest block the data comes from")
+		rule.Define("X-Block-Height is never below the block of the newest row the listing has shown", rule.Should, func() {
+			v := rule.NewVerdict("X-Block-Height at or above the newest row's block: the header names the newest block the data comes from")
 			newest, seenIn, ok := newestBlock()
 			if !ok {
-				skipf("the listing showed no row with a readable block height")
+				rule.Skipf("the listing showed no row with a readable block height")
 			}
 			started := false
 			for _, ex := range answers() {
@@ -85,38 +86,38 @@ func schemaRules(schemaName, path string, cite level, c func() *client.Client, b
 				if err != nil {
 					continue // the header rule above reports it
 				}
-				v.judged(1)
+				v.Judged(1)
 				if h < newest {
-					v.add(ex, "X-Block-Height is %d, but the listing already showed a row of block %d (in the answer below)", h, newest)
-					v.add(seenIn, "the answer with the row of block %d:", newest)
+					v.Add(ex, "X-Block-Height is %d, but the listing already showed a row of block %d (in the answer below)", h, newest)
+					v.Add(seenIn, "the answer with the row of block %d:", newest)
 					break
 				}
 			}
-			v.noneBecause("no answer after the newest row was seen carried a readable X-Block-Height")
-			v.check()
+			v.NoneBecause("no answer after the newest row was seen carried a readable X-Block-Height")
+			v.Check()
 		})
 	}
 
-	rule(fmt.Sprintf("every 200 body validates against the %s schema (spec profile: the spec's fields, types and enums)", schemaName), cite, func() {
+	rule.Define(fmt.Sprintf("every 200 body validates against the %s schema (spec profile: the spec's fields, types and enums)", schemaName), cite, func() {
 		validator := mustValidator(schemaName, schemas.Spec)
-		v := newVerdict("every 200 body to match the %s schema, spec profile (schemas/; only what the spec states; JSON paths below)", schemaName)
+		v := rule.NewVerdict("every 200 body to match the %s schema, spec profile (schemas/; only what the spec states; JSON paths below)", schemaName)
 		validateAll(v, validator, answers(), func(ex *client.Exchange) bool { return ex.Status == 200 })
-		v.check()
+		v.Check()
 	})
 
-	rule(fmt.Sprintf("every 200 body has the reference shape of %s: every field the real network writes, no unknown field", schemaName), should, func() {
+	rule.Define(fmt.Sprintf("every 200 body has the reference shape of %s: every field the real network writes, no unknown field", schemaName), rule.Should, func() {
 		validator := mustValidator(schemaName, schemas.Reference)
-		v := newVerdict("every 200 body to match the %s schema, reference profile (the exact shape the real network writes)", schemaName)
+		v := rule.NewVerdict("every 200 body to match the %s schema, reference profile (the exact shape the real network writes)", schemaName)
 		validateAll(v, validator, answers(), func(ex *client.Exchange) bool { return ex.Status == 200 })
-		v.check()
+		v.Check()
 	})
 
-	rule("every error body validates against the Error schema", citeErrorBody, func() {
+	rule.Define("every error body validates against the Error schema", rule.CiteErrorBody, func() {
 		validator := mustValidator("Error", schemas.Spec)
-		v := newVerdict("every non-200 body to be the error body {code, message, details[]} of the Error schema")
-		v.noneBecause("the deployment refused nothing the suite asked of this listing")
+		v := rule.NewVerdict("every non-200 body to be the error body {code, message, details[]} of the Error schema")
+		v.NoneBecause("the deployment refused nothing the suite asked of this listing")
 		validateAll(v, validator, answers(), func(ex *client.Exchange) bool { return ex.Status != 200 })
-		v.check()
+		v.Check()
 	})
 }
 
@@ -124,7 +125,7 @@ func mustValidator(name string, p schemas.Profile) *schemas.Validator {
 	GinkgoHelper()
 	validator, err := schemas.LoadProfile(name, p)
 	if err != nil {
-		ruleFail(fmt.Sprintf("load schema %s (%s profile): %v", name, p, err))
+		rule.FailRule(fmt.Sprintf("load schema %s (%s profile): %v", name, p, err))
 	}
 	return validator
 }
@@ -132,7 +133,7 @@ func mustValidator(name string, p schemas.Profile) *schemas.Validator {
 // validateAll validates the bodies of the selected exchanges, each distinct
 // body once, on every CPU. Answers kept without their body (past the bytes
 // a run keeps) are not judged.
-func validateAll(v *verdict, validator *schemas.Validator, exs []*client.Exchange, selected func(*client.Exchange) bool) {
+func validateAll(v *rule.Verdict, validator *schemas.Validator, exs []*client.Exchange, selected func(*client.Exchange) bool) {
 	seen := map[[32]byte]bool{}
 	var todo []*client.Exchange
 	unkept := 0
@@ -144,7 +145,7 @@ func validateAll(v *verdict, validator *schemas.Validator, exs []*client.Exchang
 			unkept++
 			continue
 		}
-		v.judged(1)
+		v.Judged(1)
 		h := sha256.Sum256(ex.Body)
 		if seen[h] {
 			continue
@@ -153,7 +154,7 @@ func validateAll(v *verdict, validator *schemas.Validator, exs []*client.Exchang
 		todo = append(todo, ex)
 	}
 	if unkept > 0 {
-		v.noneBecause("the run kept no body of the %d answers it would judge: it keeps %d MiB of bodies in all", unkept, client.MaxKeptBodies>>20)
+		v.NoneBecause("the run kept no body of the %d answers it would judge: it keeps %d MiB of bodies in all", unkept, client.MaxKeptBodies>>20)
 	}
 	bodies := make([][]byte, len(todo))
 	for i, ex := range todo {
@@ -166,8 +167,8 @@ func validateAll(v *verdict, validator *schemas.Validator, exs []*client.Exchang
 		if err == nil {
 			continue
 		}
-		v.add(todo[i], "the body does not match %s:\n%s", validator.Name(), violations(err))
-		if len(v.problems) >= maxProblems {
+		v.Add(todo[i], "the body does not match %s:\n%s", validator.Name(), violations(err))
+		if len(v.Problems) >= rule.MaxProblems {
 			return
 		}
 	}

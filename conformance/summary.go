@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/rule"
 	"time"
 )
 
@@ -34,7 +35,7 @@ type Summary struct {
 	FailOnSkip bool
 	// ExpiredWaivers are waivers past their last day: not applied, and
 	// they fail the run.
-	ExpiredWaivers []Waiver
+	ExpiredWaivers []rule.Waiver
 	// Seed and Queries are the model rules' seed and budget per listing:
 	// the same seed asks the same queries again.
 	Seed    int64
@@ -50,7 +51,7 @@ type Summary struct {
 
 // RuleResult is the outcome of one rule.
 type RuleResult struct {
-	Rule
+	rule.Rule
 	// State is one of StatePassed, StateFailed, StateSkipped, StateWaived,
 	// StateNotRun.
 	State string
@@ -64,7 +65,7 @@ type RuleResult struct {
 	// skipped.
 	Message string
 	// Waiver is the waiver applied to a waived rule.
-	Waiver *Waiver
+	Waiver *rule.Waiver
 	// Duration is the time the rule took.
 	Duration time.Duration
 }

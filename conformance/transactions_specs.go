@@ -13,6 +13,7 @@ import (
 
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/rule"
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -149,9 +150,9 @@ func (ts *txState) mustPage(q url.Values) *page {
 	p, ex, err := ts.page(q)
 	if err != nil {
 		if ex.Refused {
-			skipRefused(ex)
+			rule.SkipRefused(ex)
 		}
-		ruleFail(fmt.Sprintf("A transactions answer could not be read: %v%s\n%s", err, withHint(ex), ex.Describe()))
+		rule.FailRule(fmt.Sprintf("A transactions answer could not be read: %v%s\n%s", err, withHint(ex), ex.Describe()))
 	}
 	return p
 }
@@ -162,27 +163,27 @@ func (ts *txState) mustPage(q url.Values) *page {
 // it, asked at once, comes back empty; asked again while a block lands in
 // between), and the answer's other rows are the k-1 just older than its
 // newest (last=k-1&before it).
-func (ts *txState) firstAloneAtItsMoment(v *verdict, k int) {
+func (ts *txState) firstAloneAtItsMoment(v *rule.Verdict, k int) {
 	GinkgoHelper()
 	for range 20 {
 		a := ts.mustPage(url.Values{"first": {strconv.Itoa(k)}})
 		if len(a.rows) == 0 {
-			v.add(a.ex, "0 rows, want %d", k)
+			v.Add(a.ex, "0 rows, want %d", k)
 			return
 		}
 		newer := ts.mustPage(url.Values{"first": {"1"}, "after": {a.rows[0].cursor}})
 		if len(newer.rows) > 0 {
 			continue // a block landed in between: ask again
 		}
-		v.judged(len(a.rows))
+		v.Judged(len(a.rows))
 		if len(a.rows) != k {
-			v.add(a.ex, "%d rows, want %d", len(a.rows), k)
+			v.Add(a.ex, "%d rows, want %d", len(a.rows), k)
 		}
 		if k > 1 {
 			older := ts.mustPage(url.Values{"last": {strconv.Itoa(k - 1)}, "before": {a.rows[0].cursor}})
 			if d := diffPrefix("answer after its newest row", a.rows[1:], true,
 				fmt.Sprintf("rows just older than it (last=%d&before=%s)", k-1, a.rows[0].cursor), older.rows, true); d != "" {
-				v.add(a.ex, "%s", d)
+				v.Add(a.ex, "%s", d)
 			}
 		}
 		return
@@ -246,7 +247,7 @@ func (ts *txState) rows(n int) []row {
 	GinkgoHelper()
 	failWalk(ts.down)
 	if len(ts.down.rows) < n {
-		skipf("the transaction listing has %d rows; this rule needs at least %d", len(ts.down.rows), n)
+		rule.Skipf("the transaction listing has %d rows; this rule needs at least %d", len(ts.down.rows), n)
 	}
 	return ts.down.rows
 }
@@ -257,69 +258,69 @@ func transactionsRules() {
 	ts := &txState{}
 	BeforeAll(ts.setUp)
 
-	area("pagination", func() { txPagingRules(ts) })
-	area("filters", func() { txFilterRules(ts) })
-	area("errors", func() { txErrorRules(ts) })
-	area("schema", func() {
+	rule.Area("pagination", func() { txPagingRules(ts) })
+	rule.Area("filters", func() { txFilterRules(ts) })
+	rule.Area("errors", func() { txErrorRules(ts) })
+	rule.Area("schema", func() {
 		schemaRules("ListTransactionsResponse", transactionsPath,
-			must("2.6", "The transaction listing returns transactions (array). Each element has: ... block | uint64 ... code | int64 ... command | object (the network command, section 2.7)"),
+			rule.Must("2.6", "The transaction listing returns transactions (array). Each element has: ... block | uint64 ... code | int64 ... command | object (the network command, section 2.7)"),
 			func() *client.Client { return ts.c }, false, nil)
 	})
 }
 
 func txPagingRules(ts *txState) {
-	rule("rows are newest to oldest: block never increases from row to row", citeTxOrder, func() {
+	rule.Define("rows are newest to oldest: block never increases from row to row", rule.CiteTxOrder, func() {
 		ts.rows(2)
-		v := newVerdict("transactions from newest to oldest")
+		v := rule.NewVerdict("transactions from newest to oldest")
 		orderProblems(v, ts.down, func(a, b row) bool { return a.key.num >= b.key.num }, "block increases")
-		v.check()
+		v.Check()
 	})
 
-	rule(`rows are strictly ordered by block then index, newest first, and each cursor is "<block>.<index>"`, should, func() {
+	rule.Define(`rows are strictly ordered by block then index, newest first, and each cursor is "<block>.<index>"`, rule.Should, func() {
 		ts.rows(1)
-		v := newVerdict(`(block, index) strictly descending, and cursor = "<block>.<index>"`)
+		v := rule.NewVerdict(`(block, index) strictly descending, and cursor = "<block>.<index>"`)
 		orderProblems(v, ts.down, func(a, b row) bool { return txCompare(a.key, b.key) < 0 }, "out of order")
 		for i, r := range ts.down.rows {
 			if _, err := uintField(r.node, "index"); err != nil {
-				v.add(ts.down.pageOf(i).ex, "%s has no index: %v", r.ident, err)
+				v.Add(ts.down.pageOf(i).ex, "%s has no index: %v", r.ident, err)
 				break
 			}
 			if r.keyErr == nil && r.cursor != fmt.Sprintf("%d.%d", r.key.num, r.key.sub) {
-				v.add(ts.down.pageOf(i).ex, "%s has cursor %q", r.ident, r.cursor)
+				v.Add(ts.down.pageOf(i).ex, "%s has cursor %q", r.ident, r.cursor)
 				break
 			}
 		}
-		v.check()
+		v.Check()
 	})
 
-	rule("a walk towards the oldest (last/before) never repeats a row", citeTxLast, func() {
+	rule.Define("a walk towards the oldest (last/before) never repeats a row", rule.CiteTxLast, func() {
 		rows := ts.rows(1)
-		v := newVerdict("every transaction once in a walk")
-		v.judged(len(rows))
+		v := rule.NewVerdict("every transaction once in a walk")
+		v.Judged(len(rows))
 		if msg, i := repeats(rows); msg != "" {
-			v.add(ts.down.pageOf(i).ex, "the %s repeats rows:\n%s\n  the first repeat is on this page:", ts.down.what, msg)
+			v.Add(ts.down.pageOf(i).ex, "the %s repeats rows:\n%s\n  the first repeat is on this page:", ts.down.what, msg)
 		}
-		v.check()
+		v.Check()
 	})
 
-	rule("walking up (first/after) gives the same rows as walking down (last/before)", citeTxFirst, func() {
+	rule.Define("walking up (first/after) gives the same rows as walking down (last/before)", rule.CiteTxFirst, func() {
 		rows := ts.rows(2)
 		failWalk(ts.up)
-		v := newVerdict("first=N&after=C pages from the oldest row reached back up to the newest, through the rows of the walk down")
-		v.judged(len(rows) - 1)
+		v := rule.NewVerdict("first=N&after=C pages from the oldest row reached back up to the newest, through the rows of the walk down")
+		v.Judged(len(rows) - 1)
 		got, _ := ts.cut.settle(ts.up.rows)
 		walkDiff(v, ts.up, got, ts.down, rows[:len(rows)-1])
-		v.check()
+		v.Check()
 	})
 
-	rule("first=N and last=N return N rows while enough rows remain", citeTxFirst, func() {
+	rule.Define("first=N and last=N return N rows while enough rows remain", rule.CiteTxFirst, func() {
 		rows := ts.rows(1)
-		v := newVerdict("exactly N rows for first=N or last=N, fewer only at the end of the listing")
-		v.judged(len(ts.down.pages))
+		v := rule.NewVerdict("exactly N rows for first=N or last=N, fewer only at the end of the listing")
+		v.Judged(len(ts.down.pages))
 		for i, p := range ts.down.pages {
 			final := i == len(ts.down.pages)-1 && ts.down.complete
 			if len(p.rows) != ts.size && !(final && len(p.rows) < ts.size) {
-				v.add(p.ex, "page %d of the %s has %d rows, want %d", i+1, ts.down.what, len(p.rows), ts.size)
+				v.Add(p.ex, "page %d of the %s has %d rows, want %d", i+1, ts.down.what, len(p.rows), ts.size)
 			}
 		}
 		for _, n := range []int{1, 3} {
@@ -328,64 +329,64 @@ func txPagingRules(ts *txState) {
 			}
 			for _, name := range []string{"first", "last"} {
 				p := ts.mustPage(url.Values{name: {strconv.Itoa(n)}})
-				v.judged(1)
+				v.Judged(1)
 				if len(p.rows) != n {
-					v.add(p.ex, "%s=%d gave %d rows", name, n, len(p.rows))
+					v.Add(p.ex, "%s=%d gave %d rows", name, n, len(p.rows))
 				}
 			}
 		}
-		v.check()
+		v.Check()
 	})
 
-	rule("first=N alone returns the N most recent transactions", citeTxFirst, func() {
+	rule.Define("first=N alone returns the N most recent transactions", rule.CiteTxFirst, func() {
 		rows := ts.rows(1)
 		k := min(3, len(rows))
-		v := newVerdict("first=%d to give the %d newest transactions", k, k)
+		v := rule.NewVerdict("first=%d to give the %d newest transactions", k, k)
 		p := ts.mustPage(url.Values{"first": {strconv.Itoa(k)}})
 		// Transactions that arrived since the walk began push older ones out.
 		got, arrived := ts.cut.settle(p.rows)
-		v.judged(len(got))
+		v.Judged(len(got))
 		if d := diffPrefix("answer", got, !arrived, ts.down.what, rows[:k], true); d != "" {
-			v.add(p.ex, "%s", d)
+			v.Add(p.ex, "%s", d)
 		}
 		if len(got) == 0 && len(p.rows) > 0 {
 			ts.firstAloneAtItsMoment(v, k)
 		}
-		v.check()
+		v.Check()
 	})
 
-	rule("last=N alone returns the N oldest transactions, newest to oldest", citeTxLast, func() {
+	rule.Define("last=N alone returns the N oldest transactions, newest to oldest", rule.CiteTxLast, func() {
 		rows := ts.rows(1)
 		k := min(3, len(rows))
-		v := newVerdict("last=%d to give the %d oldest transactions, ordered newest to oldest", k, k)
+		v := rule.NewVerdict("last=%d to give the %d oldest transactions, ordered newest to oldest", k, k)
 		p := ts.mustPage(url.Values{"last": {strconv.Itoa(k)}})
-		v.judged(len(p.rows))
+		v.Judged(len(p.rows))
 		if ts.down.complete {
 			if d := diffPrefix("answer", p.rows, true, "end of the "+ts.down.what, rows[len(rows)-k:], true); d != "" {
-				v.add(p.ex, "%s", d)
+				v.Add(p.ex, "%s", d)
 			}
 		} else if len(p.rows) > 0 {
 			oldest := p.rows[len(p.rows)-1]
 			older := ts.mustPage(url.Values{"last": {"1"}, "before": {oldest.cursor}})
 			if len(older.rows) > 0 {
-				v.add(p.ex, "%s is older than the answer's oldest row %s", older.rows[0].ident, oldest.ident)
+				v.Add(p.ex, "%s is older than the answer's oldest row %s", older.rows[0].ident, oldest.ident)
 			}
 			for i := 1; i < len(p.rows); i++ {
 				if txCompare(p.rows[i-1].key, p.rows[i].key) > 0 {
-					v.add(p.ex, "row %d (%s) is newer than row %d (%s)", i, p.rows[i].ident, i-1, p.rows[i-1].ident)
+					v.Add(p.ex, "row %d (%s) is newer than row %d (%s)", i, p.rows[i].ident, i-1, p.rows[i-1].ident)
 				}
 			}
 		}
 		if len(p.rows) != k {
-			v.add(p.ex, "%d rows, want %d", len(p.rows), k)
+			v.Add(p.ex, "%d rows, want %d", len(p.rows), k)
 		}
-		v.check()
+		v.Check()
 	})
 
-	rule("first=N with after=C returns the N transactions just newer than C", citeTxFirst, func() {
+	rule.Define("first=N with after=C returns the N transactions just newer than C", rule.CiteTxFirst, func() {
 		rows := ts.rows(2)
 		k := min(3, ts.size)
-		v := newVerdict("first=%d&after=C to give the %d transactions closest to C that are newer than it, newest to oldest", k, k)
+		v := rule.NewVerdict("first=%d&after=C to give the %d transactions closest to C that are newer than it, newest to oldest", k, k)
 		for _, i := range resumeAnchors(len(rows)) {
 			i++
 			if i >= len(rows) {
@@ -393,82 +394,82 @@ func txPagingRules(ts *txState) {
 			}
 			want := rows[max(0, i-k):i]
 			p := ts.mustPage(url.Values{"first": {strconv.Itoa(k)}, "after": {rows[i].cursor}})
-			v.judged(1)
+			v.Judged(1)
 			got, _ := ts.cut.settle(p.rows)
 			if d := diffPrefix("answer after "+rows[i].ident, got, true, ts.down.what, want, true); d != "" {
-				v.add(p.ex, "%s", d)
+				v.Add(p.ex, "%s", d)
 			}
 		}
-		v.check()
+		v.Check()
 	})
 
-	rule("last=N with before=C returns the N transactions just older than C", citeTxLast, func() {
+	rule.Define("last=N with before=C returns the N transactions just older than C", rule.CiteTxLast, func() {
 		rows := ts.rows(2)
 		k := min(3, ts.size)
-		v := newVerdict("last=%d&before=C to give the %d transactions closest to C that are older than it, newest to oldest", k, k)
+		v := rule.NewVerdict("last=%d&before=C to give the %d transactions closest to C that are older than it, newest to oldest", k, k)
 		for _, i := range resumeAnchors(len(rows)) {
 			want := rows[i+1 : min(len(rows), i+1+k)]
 			complete := ts.down.complete || i+1+k <= len(rows)
 			p := ts.mustPage(url.Values{"last": {strconv.Itoa(k)}, "before": {rows[i].cursor}})
-			v.judged(1)
+			v.Judged(1)
 			if d := diffPrefix("answer before "+rows[i].ident, p.rows, true, ts.down.what, want, complete); d != "" {
-				v.add(p.ex, "%s", d)
+				v.Add(p.ex, "%s", d)
 			}
 		}
-		v.check()
+		v.Check()
 	})
 
-	rule("before and after together return every transaction strictly between them", citeTxWindow, func() {
+	rule.Define("before and after together return every transaction strictly between them", rule.CiteTxWindow, func() {
 		rows := ts.rows(3)
 		// The rows between must fit in the deployment's default page: no
 		// more than --page-size.
 		i := len(rows) / 4
 		j := min(len(rows)-1, i+1+min(11, ts.cfg.PageSize))
-		v := newVerdict("before=A&after=B to give the transactions older than A and newer than B")
+		v := rule.NewVerdict("before=A&after=B to give the transactions older than A and newer than B")
 		p := ts.mustPage(url.Values{"before": {rows[i].cursor}, "after": {rows[j].cursor}})
-		v.judged(j - i - 1)
+		v.Judged(j - i - 1)
 		if d := diffPrefix("answer", p.rows, true, ts.down.what, rows[i+1:j], true); d != "" {
-			v.add(p.ex, "%s", d)
+			v.Add(p.ex, "%s", d)
 		}
-		v.check()
+		v.Check()
 	})
 
-	rule("without a count or cursor the 50 newest transactions are returned", should, func() {
+	rule.Define("without a count or cursor the 50 newest transactions are returned", rule.Should, func() {
 		rows := ts.rows(1)
-		v := newVerdict("the 50 newest transactions when neither first, last, before nor after is given")
+		v := rule.NewVerdict("the 50 newest transactions when neither first, last, before nor after is given")
 		p := ts.mustPage(nil)
-		v.judged(len(p.rows))
+		v.Judged(len(p.rows))
 		want := rows[:min(50, len(rows))]
 		got, arrived := ts.cut.settle(p.rows)
 		if d := diffPrefix("answer", got, !arrived, ts.down.what, want, ts.down.complete || len(rows) >= 50); d != "" {
-			v.add(p.ex, "%s", d)
+			v.Add(p.ex, "%s", d)
 		}
-		v.check()
+		v.Check()
 	})
 
-	rule("a cursor alone returns the 50 transactions nearest it on its side", should, func() {
+	rule.Define("a cursor alone returns the 50 transactions nearest it on its side", rule.Should, func() {
 		rows := ts.rows(3)
 		i := len(rows) / 2
-		v := newVerdict("before=C alone to give the 50 transactions just older than C, after=C alone the 50 just newer")
-		v.judged(2)
+		v := rule.NewVerdict("before=C alone to give the 50 transactions just older than C, after=C alone the 50 just newer")
+		v.Judged(2)
 		p := ts.mustPage(url.Values{"before": {rows[i].cursor}})
 		want := rows[i+1 : min(len(rows), i+51)]
 		if d := diffPrefix("answer before "+rows[i].ident, p.rows, true, ts.down.what, want, ts.down.complete || i+51 <= len(rows)); d != "" {
-			v.add(p.ex, "%s", d)
+			v.Add(p.ex, "%s", d)
 		}
 		p = ts.mustPage(url.Values{"after": {rows[i].cursor}})
 		got, _ := ts.cut.settle(p.rows)
 		if d := diffPrefix("answer after "+rows[i].ident, got, true, ts.down.what, rows[max(0, i-50):i], true); d != "" {
-			v.add(p.ex, "%s", d)
+			v.Add(p.ex, "%s", d)
 		}
-		v.check()
+		v.Check()
 	})
 }
 
 // txFilter is a filter of the transaction listing.
 type txFilter struct {
 	name string
-	lvl  level
+	lvl  rule.Level
 	// needs names the fields (beyond the spec's) the filter is judged by;
 	// a deployment whose transactions lack them cannot be judged.
 	needs []string
@@ -571,9 +572,9 @@ func missingField(rows []row, fields []string) string {
 }
 
 var (
-	citeCmdTypes = must("4.5", "cmdTypes: only transactions with these command types")
-	citeExclude  = must("4.5", "excludeCmdTypes: all transactions except these command types")
-	citeParties  = must("4.5", "parties: party IDs, matching sender or receiver")
+	citeCmdTypes = rule.Must("4.5", "cmdTypes: only transactions with these command types")
+	citeExclude  = rule.Must("4.5", "excludeCmdTypes: all transactions except these command types")
+	citeParties  = rule.Must("4.5", "parties: party IDs, matching sender or receiver")
 )
 
 func txFilters() []txFilter {
@@ -673,7 +674,7 @@ func txFilterRules(ts *txState) {
 			}
 		}
 		if fw.skip != "" {
-			skipf("%s", fw.skip)
+			rule.Skipf("%s", fw.skip)
 		}
 		failWalk(fw.w)
 		return fw
@@ -681,7 +682,7 @@ func txFilterRules(ts *txState) {
 	entries := func(table string) []TableEntry {
 		var out []TableEntry
 		for _, f := range filters {
-			out = append(out, ruleEntry(table, f.name, f.lvl, f))
+			out = append(out, rule.DefineEntry(table, f.name, f.lvl, f))
 		}
 		return out
 	}
@@ -689,35 +690,35 @@ func txFilterRules(ts *txState) {
 	const onlyMatching = "returns only transactions that match the filter:"
 	DescribeTable(onlyMatching, func(f txFilter) {
 		fw := walkFor(f)
-		v := newVerdict("every transaction of the answer to %s to match it", fw.q.Encode())
-		v.judged(len(fw.w.rows))
-		v.noneBecause("the answer to %s holds no transaction", fw.q.Encode())
+		v := rule.NewVerdict("every transaction of the answer to %s to match it", fw.q.Encode())
+		v.Judged(len(fw.w.rows))
+		v.NoneBecause("the answer to %s holds no transaction", fw.q.Encode())
 		for i, r := range fw.w.rows {
 			if !f.match(r.node, fw.q) {
-				v.add(fw.w.pageOf(i).ex, "%s (type %q, submitter %s) does not match %s", r.ident, txType(r.node), txSubmitter(r.node), fw.q.Encode())
-				if len(v.problems) >= maxProblems {
+				v.Add(fw.w.pageOf(i).ex, "%s (type %q, submitter %s) does not match %s", r.ident, txType(r.node), txSubmitter(r.node), fw.q.Encode())
+				if len(v.Problems) >= rule.MaxProblems {
 					break
 				}
 			}
 		}
-		v.check()
+		v.Check()
 	}, entries(onlyMatching))
 
 	const exactlyMatching = "returns exactly the matching transactions of the unfiltered listing, in order:"
 	DescribeTable(exactlyMatching, func(f txFilter) {
 		fw := walkFor(f)
-		v := newVerdict("the answer to %s to be the matching subset of the unfiltered listing (within the rows both walks reached), holding every matching transaction the suite has seen", fw.q.Encode())
-		v.judged(len(ts.down.rows))
+		v := rule.NewVerdict("the answer to %s to be the matching subset of the unfiltered listing (within the rows both walks reached), holding every matching transaction the suite has seen", fw.q.Encode())
+		v.Judged(len(ts.down.rows))
 		if d := subsetDiff(txCompare, ts.cut, fw.w, ts.down, func(r row) bool { return f.match(r.node, fw.q) }); d != "" {
-			v.add(fw.w.pages[0].ex, "%s\n  the filtered walk's first page:", d)
+			v.Add(fw.w.pages[0].ex, "%s\n  the filtered walk's first page:", d)
 		}
 		if fw.known != nil {
-			v.judged(1)
+			v.Judged(1)
 			if problem := missingKnownRow(fw.w, *fw.known); problem != "" {
-				v.add(fw.w.pages[0].ex, "%s\n  the filtered walk's first page:", problem)
+				v.Add(fw.w.pages[0].ex, "%s\n  the filtered walk's first page:", problem)
 			}
 		}
-		v.check()
+		v.Check()
 	}, entries(exactlyMatching))
 }
 
@@ -762,74 +763,74 @@ func txErrorRules(ts *txState) {
 	}
 	type txBad struct {
 		badRequest[*txState]
-		lvl level
+		lvl rule.Level
 	}
 	reqs := []txBad{
 		{badRequest[*txState]{"first together with before", withCursors(func(newer, _ string) url.Values {
 			return url.Values{"first": {"5"}, "before": {newer}}
-		})}, citeTxFirst},
+		})}, rule.CiteTxFirst},
 		{badRequest[*txState]{"last together with after", withCursors(func(_, older string) url.Values {
 			return url.Values{"last": {"5"}, "after": {older}}
-		})}, citeTxLast},
+		})}, rule.CiteTxLast},
 		{badRequest[*txState]{"a count together with both cursors", withCursors(func(newer, older string) url.Values {
 			return url.Values{"first": {"5"}, "before": {newer}, "after": {older}}
-		})}, citeTxFirst},
-		{badRequest[*txState]{"first together with last", fixed("first", "5", "last", "5")}, should},
-		{badRequest[*txState]{"a malformed cursor", fixed("before", "not-a-cursor")}, should},
+		})}, rule.CiteTxFirst},
+		{badRequest[*txState]{"first together with last", fixed("first", "5", "last", "5")}, rule.Should},
+		{badRequest[*txState]{"a malformed cursor", fixed("before", "not-a-cursor")}, rule.Should},
 		{badRequest[*txState]{"a cursor from a paged listing", func(ts *txState) (url.Values, string) {
 			p, _, err := walker{c: ts.c, l: snapshotsListing}.page(url.Values{"pagination.first": {"1"}})
 			if err != nil || len(p.rows) == 0 {
 				return nil, "the snapshots listing gave no cursor to borrow"
 			}
 			return url.Values{"before": {p.rows[0].cursor}}, ""
-		}}, should},
+		}}, rule.Should},
 		{badRequest[*txState]{"before and after that do not form a window (after newer than before)", withCursors(func(newer, older string) url.Values {
 			return url.Values{"before": {older}, "after": {newer}}
-		})}, should},
-		{badRequest[*txState]{"a count above the maximum page size (1000000)", fixed("first", "1000000")}, should},
-		{badRequest[*txState]{"a count that is not a number (first=abc)", fixed("first", "abc")}, should},
+		})}, rule.Should},
+		{badRequest[*txState]{"a count above the maximum page size (1000000)", fixed("first", "1000000")}, rule.Should},
+		{badRequest[*txState]{"a count that is not a number (first=abc)", fixed("first", "abc")}, rule.Should},
 	}
 	// The rules' requests are one batch, asked side by side when the first
 	// of them runs.
 	const refuses = "refuses with a 4xx status and the error body:"
-	var batched batch
+	var batched rule.Batch
 	type entry struct {
 		name string
-		it   *batchItem
+		it   *rule.BatchItem
 	}
 	get := func(q url.Values) client.Request {
 		return client.Request{Base: ts.cfg.TransactionsURL, Path: transactionsPath, Query: q}
 	}
 	var entries []TableEntry
 	for _, r := range reqs {
-		it := batched.add(refuses+" "+r.name, r.lvl, func() (client.Request, string) {
+		it := batched.Add(refuses+" "+r.name, r.lvl, func() (client.Request, string) {
 			q, why := r.query(ts)
 			return get(q), why
 		})
-		entries = append(entries, ruleEntry(refuses, r.name, r.lvl, entry{r.name, it}))
+		entries = append(entries, rule.DefineEntry(refuses, r.name, r.lvl, entry{r.name, it}))
 	}
 	DescribeTable(refuses, func(e entry) {
-		ex, why := batched.answer(ts.c, e.it)
+		ex, why := batched.Answer(ts.c, e.it)
 		if why != "" {
-			skipf("%s", why)
+			rule.Skipf("%s", why)
 		}
-		v := newVerdict("a 4xx status and the error body for %s", e.name)
+		v := rule.NewVerdict("a 4xx status and the error body for %s", e.name)
 		refusal(v, ex)
-		v.check()
+		v.Check()
 	}, entries)
 
 	const codesRule = "a refused request gets HTTP 400, code 3 (InvalidArgument) and an ErrorDetail with code 10000"
-	codes := batched.add(codesRule, should, func() (client.Request, string) {
+	codes := batched.Add(codesRule, rule.Should, func() (client.Request, string) {
 		newer, _, why := cursors(ts)
 		return get(url.Values{"first": {"5"}, "before": {newer}}), why
 	})
-	rule(codesRule, should, func() {
-		ex, why := batched.answer(ts.c, codes)
+	rule.Define(codesRule, rule.Should, func() {
+		ex, why := batched.Answer(ts.c, codes)
 		if why != "" {
-			skipf("%s", why)
+			rule.Skipf("%s", why)
 		}
-		v := newVerdict(`HTTP 400 with {"code": 3, "details": [{"@type": "type.googleapis.com/core.ErrorDetail", "code": 10000, ...}]}`)
+		v := rule.NewVerdict(`HTTP 400 with {"code": 3, "details": [{"@type": "type.googleapis.com/core.ErrorDetail", "code": 10000, ...}]}`)
 		errorCodes(v, ex, 10000)
-		v.check()
+		v.Check()
 	})
 }

@@ -3,10 +3,13 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/chaindata/harness/conformance/client"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/rule"
+	. "github.com/onsi/ginkgo/v2"
 )
 
 // row is one record of a listing with its cursor and sort key.
@@ -469,7 +472,7 @@ func firstOr(s []string) string {
 // difference with the requests that fetched the differing rows. The walk
 // got runs backwards from the end of want; when it is complete it must
 // equal want.
-func walkDiff(v *verdict, got *walk, gotRows []row, wantWalk *walk, want []row) {
+func walkDiff(v *rule.Verdict, got *walk, gotRows []row, wantWalk *walk, want []row) {
 	offset := 0
 	var msg string
 	var i int
@@ -486,13 +489,13 @@ func walkDiff(v *verdict, got *walk, gotRows []row, wantWalk *walk, want []row) 
 		return
 	}
 	if p := wantWalk.pageOf(offset + i); p != nil {
-		v.add(p.ex, "%s\n  the page of the %s around that row:", msg, wantWalk.what)
+		v.Add(p.ex, "%s\n  the page of the %s around that row:", msg, wantWalk.what)
 	} else {
-		v.add(nil, "%s", msg)
+		v.Add(nil, "%s", msg)
 	}
 	if i < len(gotRows) {
 		if p := got.pageWith(gotRows[i].ident); p != nil {
-			v.add(p.ex, "the page of the %s around that row:", got.what)
+			v.Add(p.ex, "the page of the %s around that row:", got.what)
 		}
 	}
 }
@@ -520,4 +523,20 @@ func withHint(ex *client.Exchange) string {
 		return "; " + h
 	}
 	return ""
+}
+
+// failWalk fails the running spec when a walk it needs broke off.
+func failWalk(ws ...*walk) {
+	GinkgoHelper()
+	for _, w := range ws {
+		if w == nil {
+			continue
+		}
+		if w.errEx != nil && w.errEx.Refused {
+			rule.SkipRefused(w.errEx)
+		}
+		if msg := w.broken(); msg != "" {
+			rule.FailRule(msg)
+		}
+	}
 }

@@ -141,6 +141,7 @@ func NewClient(cfg config.Config) *Client {
 // Request is one request of a batch for GetAll; its method is GET when
 // not set.
 type Request struct {
+	// Method, Base, Path and Query make the request: Base+Path?Query.
 	Method     string
 	Base, Path string
 	Query      url.Values

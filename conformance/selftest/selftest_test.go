@@ -26,6 +26,7 @@ import (
 
 	"github.com/chaindata/harness/conformance"
 	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/rule"
 	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver"
 	"github.com/chaindata/harness/mockserver/store"
@@ -114,14 +115,14 @@ var earlierStore = sync.OnceValues(func() (*store.Store, error) {
 
 // catalogue is the suite's rules (conformance.Rules), listed by TestMain.
 var catalogue struct {
-	rules []conformance.Rule
+	rules []rule.Rule
 	err   error
 }
 
 // suiteRules returns the suite's rules or fails the test. The tests take
 // them from here, never from conformance.Rules, which exits the process
 // once -parallel is set.
-func suiteRules(t *testing.T) []conformance.Rule {
+func suiteRules(t *testing.T) []rule.Rule {
 	t.Helper()
 	if catalogue.err != nil {
 		t.Fatal(catalogue.err)
@@ -802,12 +803,12 @@ func TestDefectsCoverEveryListingAndArea(t *testing.T) {
 			t.Errorf("defect %s names %q, which is not the ID of a rule of the suite", d.name, d.rule)
 		}
 	}
-	for _, l := range conformance.Listings {
+	for _, l := range rule.Listings {
 		if !listings[l] {
 			t.Errorf("no defect for listing %s", l)
 		}
 	}
-	for _, a := range conformance.Areas {
+	for _, a := range rule.Areas {
 		if a == "growth" {
 			continue // a growth defect needs a growing chain: TestGrowthRuleCatchesOffsetCursors
 		}

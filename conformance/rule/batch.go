@@ -1,4 +1,4 @@
-package conformance
+package rule
 
 import (
 	"cmp"
@@ -9,19 +9,20 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// batch holds the requests of a group of rules that judge one answer each
+// Batch holds the requests of a group of rules that judge one answer each
 // (the error rules of a listing). They are asked together, up to
 // --concurrency at once, when the first of the rules runs, so that a
 // deployment that answers slowly, or never, costs one request timeout
 // per --concurrency requests, not one per rule. Only the requests of the
 // rules the label filter selects are asked.
-type batch struct {
-	items []*batchItem
-	asked bool
+type Batch struct {
+	items []*BatchItem
+	// Asked is set once the batch's requests were asked.
+	Asked bool
 }
 
-// batchItem is one rule's request in a batch.
-type batchItem struct {
+// BatchItem is one rule's request in a batch.
+type BatchItem struct {
 	// labels are the rule's labels, for the label filter.
 	labels []string
 	// prepare returns the request, or why the rule cannot make it (the
@@ -32,21 +33,21 @@ type batchItem struct {
 	why string
 }
 
-// add declares a rule's request. Call it where the rule is declared (in
+// Add declares a rule's request. Call it where the rule is declared (in
 // the rule's scope and area, with the rule's text and level), so that the
 // item carries the rule's labels.
-func (b *batch) add(text string, lvl level, prepare func() (client.Request, string)) *batchItem {
-	it := &batchItem{labels: ruleLabels(text, lvl), prepare: prepare}
+func (b *Batch) Add(text string, lvl Level, prepare func() (client.Request, string)) *BatchItem {
+	it := &BatchItem{labels: ruleLabels(text, lvl), prepare: prepare}
 	b.items = append(b.items, it)
 	return it
 }
 
-// answer returns a rule's answer, or why the rule could not ask its
+// Answer returns a rule's answer, or why the rule could not ask its
 // request. The first call asks the whole batch with the client.
-func (b *batch) answer(c *client.Client, it *batchItem) (*client.Exchange, string) {
-	if !b.asked {
-		b.asked = true
-		b.ask(c, GinkgoLabelFilter())
+func (b *Batch) Answer(c *client.Client, it *BatchItem) (*client.Exchange, string) {
+	if !b.Asked {
+		b.Asked = true
+		b.Ask(c, GinkgoLabelFilter())
 	}
 	if it.ex == nil && it.why == "" {
 		// Selected by more than the label filter: asked on its own.
@@ -58,12 +59,12 @@ func (b *batch) answer(c *client.Client, it *batchItem) (*client.Exchange, strin
 	return it.ex, it.why
 }
 
-// ask prepares and asks the requests of the items the filter selects, side
+// Ask prepares and asks the requests of the items the filter selects, side
 // by side, and keeps the answers in the order of the items.
-func (b *batch) ask(c *client.Client, filter string) {
+func (b *Batch) Ask(c *client.Client, filter string) {
 	var wg sync.WaitGroup
 	for _, it := range b.items {
-		if !ruleSelected(it.labels, filter) {
+		if !Selected(it.labels, filter) {
 			continue
 		}
 		wg.Go(func() { b.askOne(c, it) })
@@ -77,7 +78,7 @@ func (b *batch) ask(c *client.Client, filter string) {
 }
 
 // askOne prepares and asks one item's request, without keeping the answer.
-func (b *batch) askOne(c *client.Client, it *batchItem) {
+func (b *Batch) askOne(c *client.Client, it *BatchItem) {
 	req, why := it.prepare()
 	if why != "" {
 		it.why = why
@@ -88,13 +89,13 @@ func (b *batch) askOne(c *client.Client, it *batchItem) {
 
 // ruleLabels are the labels of a rule declared here with the text and
 // level: its scope and area, its ID, and "strict" for a SHOULD rule.
-func ruleLabels(text string, lvl level) []string {
-	id, ok := ruleRegistry().byKey[idKey(declaring.scope, declaring.area, text)]
+func ruleLabels(text string, lvl Level) []string {
+	id, ok := Registry().ByKey[Key(declaring.scope, declaring.area, text)]
 	if !ok {
-		id = unassigned
+		id = Unassigned
 	}
 	labels := []string{declaring.scope, declaring.area, id}
-	if lvl.strict {
+	if lvl.Strict {
 		labels = append(labels, StrictLabel)
 	}
 	return labels

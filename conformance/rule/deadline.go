@@ -1,14 +1,14 @@
-package conformance
+package rule
 
 import (
 	"github.com/chaindata/harness/conformance/client"
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// declareDeadline declares that once the run deadline has passed, every
+// DeclareDeadline declares that once the run deadline has passed, every
 // rule not yet run is skipped before it asks anything (and before its
 // container's BeforeAll, which runs after this outer BeforeEach).
-func declareDeadline() {
+func DeclareDeadline() {
 	BeforeEach(func() {
 		if t := client.Current(); t.Expired() {
 			Skip(t.DeadlineMessage())
