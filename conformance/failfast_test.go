@@ -3,6 +3,7 @@ package conformance
 import (
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/report"
 	"github.com/chaindata/harness/conformance/rule"
 	"net/http"
 	"net/http/httptest"
@@ -158,11 +159,11 @@ func TestKeptBodiesAreBounded(t *testing.T) {
 // gives the rules it left unjudged one line, not one each.
 func TestStoppedRunSummary(t *testing.T) {
 	const stopped = "the run deadline passed (--run-timeout 2s)"
-	rules := []RuleResult{
-		{Rule: rule.Rule{ID: "GAMES-PAG-001", Listing: "games", Area: "pagination", Text: "a"}, State: StatePassed},
-		{Rule: rule.Rule{ID: "GAMES-PAG-002", Listing: "games", Area: "pagination", Text: "b"}, State: StateSkipped, Message: "the listing has 1 row"},
-		{Rule: rule.Rule{ID: "GAMES-PAG-003", Listing: "games", Area: "pagination", Text: "c"}, State: StateSkipped, Message: stopped},
-		{Rule: rule.Rule{ID: "GAMES-PAG-004", Listing: "games", Area: "pagination", Text: "d"}, State: StateSkipped, Message: stopped + "\nA games page could not be read"},
+	rules := []report.RuleResult{
+		{Rule: rule.Rule{ID: "GAMES-PAG-001", Listing: "games", Area: "pagination", Text: "a"}, State: report.StatePassed},
+		{Rule: rule.Rule{ID: "GAMES-PAG-002", Listing: "games", Area: "pagination", Text: "b"}, State: report.StateSkipped, Message: "the listing has 1 row"},
+		{Rule: rule.Rule{ID: "GAMES-PAG-003", Listing: "games", Area: "pagination", Text: "c"}, State: report.StateSkipped, Message: stopped},
+		{Rule: rule.Rule{ID: "GAMES-PAG-004", Listing: "games", Area: "pagination", Text: "d"}, State: report.StateSkipped, Message: stopped + "\nA games page could not be read"},
 	}
 	tests := []struct {
 		name       string
@@ -177,12 +178,12 @@ func TestStoppedRunSummary(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Summary{Rules: rules, Stopped: tc.stopped}
+			s := &report.Summary{Rules: rules, Stopped: tc.stopped}
 			if s.Passed() != tc.passed {
 				t.Errorf("Passed() = %v, want %v", s.Passed(), tc.passed)
 			}
 			var b strings.Builder
-			WriteSummary(&b, s)
+			report.WriteSummary(&b, s)
 			for _, w := range tc.want {
 				if !strings.Contains(b.String(), w) {
 					t.Errorf("the summary lacks %q:\n%s", w, b.String())

@@ -14,6 +14,7 @@ import (
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/model"
+	"github.com/chaindata/harness/conformance/report"
 	"github.com/chaindata/harness/conformance/rule"
 )
 
@@ -124,7 +125,7 @@ type modelState struct {
 	queries []url.Values
 	tally   map[modelKey]*modelTally
 	// coverage is what the listing's report says, without failures.
-	coverage ModelReport
+	coverage report.ModelReport
 }
 
 // entryModel is the report entry of a model rule: its listing's coverage
@@ -197,10 +198,10 @@ func (st *modelState) setUp() {
 	startGrowthWalks()
 	ctx := client.Current().Ctx
 	st.m, st.err = model.Build(ctx, st.modelFetch, st.l, model.Options{MaxRows: st.cfg.MaxRows, PageSize: st.cfg.PageSize})
-	report := &ModelReport{Listing: st.l.String(), Seed: st.cfg.Seed}
-	defer func() { setModelReport(report) }()
+	mr := &report.ModelReport{Listing: st.l.String(), Seed: st.cfg.Seed}
+	defer func() { setModelReport(mr) }()
 	if st.err != nil {
-		report.Error = st.err.Error()
+		mr.Error = st.err.Error()
 		return
 	}
 	st.queries = model.Generate(st.m, st.cfg.Seed, st.cfg.Queries)
@@ -226,8 +227,8 @@ func (st *modelState) setUp() {
 	}
 	st.shrinkProblems()
 	cov := model.Cover(st.l, st.queries)
-	defer func() { st.coverage = *report }()
-	*report = ModelReport{
+	defer func() { st.coverage = *mr }()
+	*mr = report.ModelReport{
 		Listing: st.l.String(), Seed: st.cfg.Seed, Queries: len(st.queries), Rows: len(st.m.Rows()),
 		Whole: st.m.Whole(), Grew: st.grew, Params: cov.Params, Pairs: cov.PairCount(),
 		PairsTried: len(cov.Pairs), Missing: cov.Missing(),
@@ -332,7 +333,7 @@ func (st *modelState) judge(k modelKey) {
 			rule.Skipf("the model of the listing cannot be built: %v", st.err)
 		}
 		if k.a == model.AspectRows && k.lvl == model.Must {
-			AddReportEntry(entryModel, ModelReport{Listing: st.l.String(), Seed: st.cfg.Seed, Error: st.err.Error()}, ReportEntryVisibilityNever)
+			AddReportEntry(entryModel, report.ModelReport{Listing: st.l.String(), Seed: st.cfg.Seed, Error: st.err.Error()}, ReportEntryVisibilityNever)
 			v.Judged(1)
 			v.Add(nil, "the model of the listing could not be built from the deployment's answers: %v", st.err)
 			v.Check()
@@ -343,7 +344,7 @@ func (st *modelState) judge(k modelKey) {
 	v.Judged(t.cases)
 	v.NoneBecause("no generated query's answer could be judged in this aspect at this level (seed %d, %d queries)", st.cfg.Seed, len(st.queries))
 	id := rule.ID(CurrentSpecReport().Labels())
-	var failures []ModelFailure
+	var failures []report.ModelFailure
 	for _, p := range t.problems {
 		q := p.q
 		from := ""
@@ -352,7 +353,7 @@ func (st *modelState) judge(k modelKey) {
 			from = fmt.Sprintf(" (shrunk from %s)", model.Describe(p.q))
 		}
 		v.Add(p.ex, "query %s%s: %s", model.Describe(q), from, p.d.Detail)
-		failures = append(failures, ModelFailure{Rule: id, Aspect: string(k.a), Level: k.lvl.String(),
+		failures = append(failures, report.ModelFailure{Rule: id, Aspect: string(k.a), Level: k.lvl.String(),
 			Query: model.Describe(p.q), Shrunk: describeOrEmpty(p.shrunk), Curl: p.ex.Curl(), Detail: p.d.Detail})
 	}
 	if t.more > 0 {
@@ -374,61 +375,23 @@ func describeOrEmpty(q url.Values) string {
 	return model.Describe(q)
 }
 
-// ModelReport is what the model rules did over one listing: the coverage
-// of the query space and each failure with its shrunk query.
-type ModelReport struct {
-	Listing string `json:"listing"`
-	Seed    int64  `json:"seed"`
-	// Queries is how many generated queries were asked; Rows how many rows
-	// the model held, Whole whether that was the whole listing, Grew
-	// whether the listing grew during the run (answers that reach its
-	// newest rows were then not judged).
-	Queries int  `json:"queries"`
-	Rows    int  `json:"rows"`
-	Whole   bool `json:"whole"`
-	Grew    bool `json:"grew"`
-	// Params counts the queries each parameter appeared in; PairsTried of
-	// the Pairs pairs of parameters appeared together; Missing lists the
-	// parameters and pairs never tried.
-	Params     map[string]int `json:"params"`
-	PairsTried int            `json:"pairsTried"`
-	Pairs      int            `json:"pairs"`
-	Missing    []string       `json:"missing,omitempty"`
-	Failures   []ModelFailure `json:"failures,omitempty"`
-	// Error says why no model could be built.
-	Error string `json:"error,omitempty"`
-}
-
-// ModelFailure is one answer that differed from the model.
-type ModelFailure struct {
-	Rule   string `json:"rule"`
-	Aspect string `json:"aspect"`
-	Level  string `json:"level"`
-	Query  string `json:"query"`
-	// Shrunk is the smallest query found that still differs ("" when the
-	// query could not be shrunk).
-	Shrunk string `json:"shrunk,omitempty"`
-	Curl   string `json:"curl"`
-	Detail string `json:"detail"`
-}
-
 // modelReports holds the run's model reports, by listing.
 var modelReports struct {
 	sync.Mutex
-	byListing map[string]*ModelReport
+	byListing map[string]*report.ModelReport
 }
 
 func resetModelReports() {
 	modelReports.Lock()
 	defer modelReports.Unlock()
-	modelReports.byListing = map[string]*ModelReport{}
+	modelReports.byListing = map[string]*report.ModelReport{}
 }
 
-func setModelReport(r *ModelReport) {
+func setModelReport(r *report.ModelReport) {
 	modelReports.Lock()
 	defer modelReports.Unlock()
 	if modelReports.byListing == nil {
-		modelReports.byListing = map[string]*ModelReport{}
+		modelReports.byListing = map[string]*report.ModelReport{}
 	}
 	if old, ok := modelReports.byListing[r.Listing]; ok {
 		r.Failures = append(old.Failures, r.Failures...)
@@ -436,7 +399,7 @@ func setModelReport(r *ModelReport) {
 	modelReports.byListing[r.Listing] = r
 }
 
-func addModelFailures(listing string, fs []ModelFailure) {
+func addModelFailures(listing string, fs []report.ModelFailure) {
 	modelReports.Lock()
 	defer modelReports.Unlock()
 	if r, ok := modelReports.byListing[listing]; ok {
@@ -445,10 +408,10 @@ func addModelFailures(listing string, fs []ModelFailure) {
 }
 
 // currentModelReports returns the run's model reports in listing order.
-func currentModelReports() []ModelReport {
+func currentModelReports() []report.ModelReport {
 	modelReports.Lock()
 	defer modelReports.Unlock()
-	var out []ModelReport
+	var out []report.ModelReport
 	for _, l := range rule.Listings {
 		if r, ok := modelReports.byListing[l]; ok {
 			c := *r

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/report"
 	"github.com/chaindata/harness/conformance/rule"
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/extensions/globals"
@@ -134,7 +135,7 @@ func (t *ginkgoT) Fail() { t.failed = true }
 // seconds. The whole run, preflight included, ends at Config.RunTimeout:
 // the rules not yet judged then are skipped and the summary says it
 // stopped.
-func Run(cfg config.Config, opts RunOptions) (*Summary, error) {
+func Run(cfg config.Config, opts RunOptions) (*report.Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
@@ -176,7 +177,7 @@ func Run(cfg config.Config, opts RunOptions) (*Summary, error) {
 	reporterConfig.Succinct = false
 	reporterConfig.JUnitReport, reporterConfig.JSONReport = "", ""
 
-	summary := &Summary{
+	summary := &report.Summary{
 		BaseURL: cfg.BaseURL, TransactionsURL: cfg.WithDefaults().TransactionsURL,
 		LabelFilter: opts.LabelFilter, Started: started, FailOnSkip: opts.FailOnSkip,
 		ExpiredWaivers: ExpiredWaivers(opts.Waivers, started),
@@ -198,7 +199,7 @@ func Run(cfg config.Config, opts RunOptions) (*Summary, error) {
 	RegisterFailHandler(rule.FailRule)
 	t := &ginkgoT{}
 	RunSpecs(t, rule.SuiteDescription, suiteConfig, reporterConfig)
-	WriteSummary(out, summary)
+	report.WriteSummary(out, summary)
 	if reportErr != nil {
 		return summary, reportErr
 	}
@@ -208,15 +209,15 @@ func Run(cfg config.Config, opts RunOptions) (*Summary, error) {
 // stopBeforeRules ends a run whose preflight failed with err: every
 // selected rule is skipped with err's message, the reports are written,
 // and err is returned (with any error writing them).
-func stopBeforeRules(s *Summary, rules []rule.Rule, opts RunOptions, err error) error {
+func stopBeforeRules(s *report.Summary, rules []rule.Rule, opts RunOptions, err error) error {
 	s.Stopped = err.Error()
 	s.Duration = time.Since(s.Started)
 	s.Traffic = client.CurrentTraffic()
-	s.Rules = make([]RuleResult, len(rules))
+	s.Rules = make([]report.RuleResult, len(rules))
 	for i, r := range rules {
-		s.Rules[i] = RuleResult{Rule: r, State: StateNotRun}
+		s.Rules[i] = report.RuleResult{Rule: r, State: report.StateNotRun}
 		if rule.Selected(r.Labels, opts.LabelFilter) {
-			s.Rules[i].State, s.Rules[i].Message = StateSkipped, s.Stopped
+			s.Rules[i].State, s.Rules[i].Message = report.StateSkipped, s.Stopped
 		}
 	}
 	r := Report{
@@ -229,14 +230,14 @@ func stopBeforeRules(s *Summary, rules []rule.Rule, opts RunOptions, err error) 
 
 // deadlineStop returns the run deadline's message when the deadline
 // skipped a rule, else "".
-func deadlineStop(results []RuleResult) string {
+func deadlineStop(results []report.RuleResult) string {
 	t := client.Current()
 	if !t.Expired() {
 		return ""
 	}
 	msg := t.DeadlineMessage()
 	for _, r := range results {
-		if r.State == StateSkipped && firstLine(r.Message) == msg {
+		if r.State == report.StateSkipped && report.FirstLine(r.Message) == msg {
 			return msg
 		}
 	}
@@ -244,16 +245,16 @@ func deadlineStop(results []RuleResult) string {
 }
 
 // ruleResults reads each rule's outcome from Ginkgo's report.
-func ruleResults(rules []rule.Rule, r Report) []RuleResult {
+func ruleResults(rules []rule.Rule, r Report) []report.RuleResult {
 	byID := map[string]types.SpecReport{}
 	for _, s := range r.SpecReports {
 		if s.LeafNodeType == types.NodeTypeIt {
 			byID[rule.ID(s.Labels())] = s
 		}
 	}
-	out := make([]RuleResult, len(rules))
+	out := make([]report.RuleResult, len(rules))
 	for i, rl := range rules {
-		res := RuleResult{Rule: rl, State: StateNotRun}
+		res := report.RuleResult{Rule: rl, State: report.StateNotRun}
 		s, ok := byID[rl.ID]
 		if ok {
 			res.Duration = s.RunTime
@@ -274,13 +275,13 @@ func ruleResults(rules []rule.Rule, r Report) []RuleResult {
 			res.Message = s.Failure.Message
 			switch {
 			case s.State.Is(types.SpecStateFailureStates):
-				res.State = StateFailed
+				res.State = report.StateFailed
 			case s.State == types.SpecStatePassed:
-				res.State = StatePassed
+				res.State = report.StatePassed
 			case s.State == types.SpecStateSkipped && res.Waiver != nil:
-				res.State = StateWaived
+				res.State = report.StateWaived
 			case s.State == types.SpecStateSkipped && s.Failure.Message != "":
-				res.State = StateSkipped
+				res.State = report.StateSkipped
 			}
 		}
 		out[i] = res
@@ -298,7 +299,7 @@ func entryValue[T any](e types.ReportEntry, dst *T) bool {
 	return json.Unmarshal([]byte(e.Value.AsJSON), dst) == nil && e.Value.AsJSON != ""
 }
 
-func writeReports(r Report, s *Summary, opts RunOptions) error {
+func writeReports(r Report, s *report.Summary, opts RunOptions) error {
 	var errs []error
 	if opts.JSONReportFile != "" {
 		if err := reporters.GenerateJSONReport(r, opts.JSONReportFile); err != nil {
@@ -306,12 +307,12 @@ func writeReports(r Report, s *Summary, opts RunOptions) error {
 		}
 	}
 	if opts.JUnitFile != "" {
-		if err := writeFile(opts.JUnitFile, func(w io.Writer) error { return WriteJUnit(w, s) }); err != nil {
+		if err := writeFile(opts.JUnitFile, func(w io.Writer) error { return report.WriteJUnit(w, s) }); err != nil {
 			errs = append(errs, fmt.Errorf("write JUnit report: %w", err))
 		}
 	}
 	if opts.HTMLReportFile != "" {
-		if err := writeFile(opts.HTMLReportFile, func(w io.Writer) error { return WriteHTMLReport(w, s) }); err != nil {
+		if err := writeFile(opts.HTMLReportFile, func(w io.Writer) error { return report.WriteHTMLReport(w, s) }); err != nil {
 			errs = append(errs, fmt.Errorf("write HTML report: %w", err))
 		}
 	}
@@ -486,71 +487,4 @@ func WriteCatalogue(w io.Writer, rules []rule.Rule) error {
 		return fmt.Errorf("write catalogue: %w", err)
 	}
 	return nil
-}
-
-// WriteSummary writes the end of a run for a person: each rule that failed,
-// was waived or skipped, one line each with its ID, level and the spec text
-// it rests on, then the totals and the traffic.
-func WriteSummary(w io.Writer, s *Summary) {
-	var b strings.Builder
-	b.WriteString("\nConformance summary\n")
-	for _, state := range []string{StateFailed, StateWaived, StateSkipped} {
-		for _, r := range s.Rules {
-			if r.State != state || s.stoppedRule(r) {
-				continue
-			}
-			fmt.Fprintf(&b, "  %-7s %s %s %s %s: %s", strings.ToUpper(state), r.ID, r.Level(), r.Listing, r.Area, r.Text)
-			if r.Cite.Section != "" {
-				fmt.Fprintf(&b, " [%s]", r.Cite)
-			}
-			switch state {
-			case StateWaived:
-				fmt.Fprintf(&b, " (waived until %s: %s)", r.Waiver.Expires, r.Waiver.Reason)
-			case StateSkipped:
-				fmt.Fprintf(&b, " (%s)", firstLine(r.Message))
-			}
-			b.WriteString("\n")
-		}
-	}
-	if n := s.stoppedRules(); n > 0 {
-		fmt.Fprintf(&b, "  SKIPPED %d rules: %s\n", n, s.Stopped)
-	}
-	for _, wv := range s.ExpiredWaivers {
-		fmt.Fprintf(&b, "  EXPIRED waiver of %s (expired %s: %s): renew it or fix the deployment; the run fails\n", wv.Rule, wv.Expires, wv.Reason)
-	}
-	c := s.Counts()
-	writeModelLines(&b, s)
-	fmt.Fprintf(&b, "Rules: %d passed, %d failed, %d skipped, %d waived, %d not selected; %d cases judged in %s\n", c.Passed, c.Failed, c.Skipped, c.Waived, c.NotRun, s.cases(), s.Duration.Round(time.Millisecond))
-	verdict := "PASSED"
-	switch {
-	case s.Stopped != "":
-		verdict = "FAILED (the run stopped: " + s.Stopped + ")"
-	case !s.Passed():
-		verdict = "FAILED"
-	}
-	fmt.Fprintf(&b, "Verdict: %s\n", verdict)
-	io.WriteString(w, b.String())
-}
-
-// writeModelLines writes what the model rules tried, one line a listing,
-// and the seed that repeats them.
-func writeModelLines(b *strings.Builder, s *Summary) {
-	if len(s.Model) == 0 {
-		return
-	}
-	var parts []string
-	for _, m := range s.Model {
-		if m.Error != "" {
-			parts = append(parts, m.Listing+" (no model: see its rules)")
-			continue
-		}
-		parts = append(parts, fmt.Sprintf("%s %d (%d/%d pairs)", m.Listing, m.Queries, m.PairsTried, m.Pairs))
-	}
-	fmt.Fprintf(b, "Model: queries per listing: %s\n", strings.Join(parts, ", "))
-	fmt.Fprintf(b, "Seed: %d (repeat this run's queries with --seed %d)\n", s.Seed, s.Seed)
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
 }

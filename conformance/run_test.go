@@ -10,6 +10,7 @@ import (
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/model"
+	"github.com/chaindata/harness/conformance/report"
 )
 
 // TestRunAgain: Run runs the suite as often as asked in one process, each
@@ -26,7 +27,7 @@ func TestRunAgain(t *testing.T) {
 	const filter = "PARAM-PAG-001"
 	var wg sync.WaitGroup
 	outs := make([]bytes.Buffer, 3)
-	summaries := make([]*Summary, len(outs))
+	summaries := make([]*report.Summary, len(outs))
 	for i := range outs {
 		wg.Add(1)
 		go func() {
@@ -47,7 +48,7 @@ func TestRunAgain(t *testing.T) {
 			t.Errorf("run %d reports %d rules, want %d", i, len(s.Rules), len(before))
 		}
 		for _, r := range s.Rules {
-			if selected := r.ID == filter; selected == (r.State == StateNotRun) {
+			if selected := r.ID == filter; selected == (r.State == report.StateNotRun) {
 				t.Errorf("run %d: rule %s is %s", i, r.ID, r.State)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/chaindata/harness/conformance"
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
+	suitereport "github.com/chaindata/harness/conformance/report"
 )
 
 // conformArgs is what the command line and the environment ask of
@@ -117,7 +118,7 @@ func runConform(_ context.Context, e *env, args []string) int {
 }
 
 // failureReason says in one line why a run failed.
-func failureReason(summary *conformance.Summary) string {
+func failureReason(summary *suitereport.Summary) string {
 	c := summary.Counts()
 	why := fmt.Sprintf("%d rules failed", c.Failed)
 	if summary.Stopped != "" {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/chaindata/harness/conformance"
 	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/report"
 	"github.com/chaindata/harness/conformance/rule"
 	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver"
@@ -752,7 +753,7 @@ func checkModelEntry(t *testing.T, s types.SpecReport) {
 		if e.Name != "model" {
 			continue
 		}
-		var r conformance.ModelReport
+		var r report.ModelReport
 		if err := json.Unmarshal([]byte(e.Value.AsJSON), &r); err != nil {
 			t.Fatalf("the model entry is not a ModelReport: %v", err)
 		}

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"encoding/xml"
@@ -90,7 +90,7 @@ func WriteJUnit(w io.Writer, s *Summary) error {
 			c.Skipped = &junitMessage{Message: fmt.Sprintf("waived until %s: %s", r.Waiver.Expires, r.Waiver.Reason), Text: r.Message}
 			suite.Skipped++
 		case StateSkipped:
-			c.Skipped = &junitMessage{Message: firstLine(r.Message), Text: r.Message}
+			c.Skipped = &junitMessage{Message: FirstLine(r.Message), Text: r.Message}
 			suite.Skipped++
 		case StateNotRun:
 			c.Skipped = &junitMessage{Message: "not selected by the label filter"}
