@@ -19,7 +19,7 @@ func deploymentRules() {
 			v.NoneBecause("the run made no request (the label filter selected no listing's rules)")
 			if t.Refused > 0 {
 				var names []string
-				for _, h := range activeConfig().Headers {
+				for _, h := range rule.ActiveConfig().Headers {
 					name, _, _ := strings.Cut(h, ":")
 					names = append(names, strings.TrimSpace(name))
 				}

@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/paging"
 	"github.com/chaindata/harness/conformance/rule"
 	"github.com/chaindata/harness/schemas"
 )
@@ -44,17 +45,17 @@ var forgedCursor = base64.StdEncoding.EncodeToString([]byte(`{"forged":"by the c
 const notBase64Cursor = "!!not-a-cursor!!"
 
 // pagedBadRequests are the requests every paged listing refuses.
-func pagedBadRequests(l *pagedListing) []badRequest[*pagedState] {
-	fixed := func(pairs ...string) func(*pagedState) (url.Values, string) {
-		return func(*pagedState) (url.Values, string) { return with(nil, pairs...), "" }
+func pagedBadRequests(l *paging.PagedListing) []badRequest[*paging.PagedState] {
+	fixed := func(pairs ...string) func(*paging.PagedState) (url.Values, string) {
+		return func(*paging.PagedState) (url.Values, string) { return paging.With(nil, pairs...), "" }
 	}
-	reqs := []badRequest[*pagedState]{
-		{"pagination.before together with pagination.after", func(st *pagedState) (url.Values, string) {
-			if len(st.fwd.rows) < 3 {
+	reqs := []badRequest[*paging.PagedState]{
+		{"pagination.before together with pagination.after", func(st *paging.PagedState) (url.Values, string) {
+			if len(st.Fwd.Rows) < 3 {
 				return nil, "the listing has fewer than 3 rows"
 			}
-			r := st.fwd.rows
-			return url.Values{"pagination.after": {r[0].cursor}, "pagination.before": {r[2].cursor}}, ""
+			r := st.Fwd.Rows
+			return url.Values{"pagination.after": {r[0].Cursor}, "pagination.before": {r[2].Cursor}}, ""
 		}},
 		{"pagination.first=0", fixed("pagination.first", "0")},
 		{"pagination.first=-1", fixed("pagination.first", "-1")},
@@ -65,7 +66,7 @@ func pagedBadRequests(l *pagedListing) []badRequest[*pagedState] {
 		{"pagination.newestFirst that is not a boolean (maybe)", fixed("pagination.newestFirst", "maybe")},
 		{"a pagination.after cursor that is not base64", fixed("pagination.first", "5", "pagination.after", notBase64Cursor)},
 		{"a forged pagination.after cursor (base64 JSON the listing never issued)", fixed("pagination.first", "5", "pagination.after", forgedCursor)},
-		{"a pagination.before cursor from another listing", func(st *pagedState) (url.Values, string) {
+		{"a pagination.before cursor from another listing", func(st *paging.PagedState) (url.Values, string) {
 			c, why := foreignCursor(st)
 			if c == "" {
 				return nil, why
@@ -73,10 +74,10 @@ func pagedBadRequests(l *pagedListing) []badRequest[*pagedState] {
 			return url.Values{"pagination.last": {"5"}, "pagination.before": {c}}, ""
 		}},
 	}
-	if l == gamesListing {
+	if l == paging.GamesListing {
 		reqs = append(reqs,
-			badRequest[*pagedState]{"entityScope that is not an EntityScope name", fixed("entityScope", "ENTITY_SCOPE_PLANETS")},
-			badRequest[*pagedState]{"epochFrom that is not a number", fixed("epochFrom", "last-week")},
+			badRequest[*paging.PagedState]{"entityScope that is not an EntityScope name", fixed("entityScope", "ENTITY_SCOPE_PLANETS")},
+			badRequest[*paging.PagedState]{"epochFrom that is not a number", fixed("epochFrom", "last-week")},
 		)
 	}
 	return reqs
@@ -84,20 +85,20 @@ func pagedBadRequests(l *pagedListing) []badRequest[*pagedState] {
 
 // foreignCursor fetches a cursor of another listing whose key has a
 // different shape.
-func foreignCursor(st *pagedState) (string, string) {
-	for _, label := range st.l.donors {
-		donor := listingByLabel(label)
-		p, _, err := walker{c: st.c, l: donor}.page(url.Values{"pagination.first": {"1"}})
-		if err == nil && len(p.rows) == 1 {
-			return p.rows[0].cursor, ""
+func foreignCursor(st *paging.PagedState) (string, string) {
+	for _, label := range st.Listing.Donors {
+		donor := paging.ListingByLabel(label)
+		p, _, err := paging.Walker{Client: st.Client, Listing: donor}.Page(url.Values{"pagination.first": {"1"}})
+		if err == nil && len(p.Rows) == 1 {
+			return p.Rows[0].Cursor, ""
 		}
 	}
-	return "", fmt.Sprintf("none of the listings %v has a row to borrow a cursor from", st.l.donors)
+	return "", fmt.Sprintf("none of the listings %v has a row to borrow a cursor from", st.Listing.Donors)
 }
 
 // pagedErrorRules declares the error rules of a paged listing. Their
 // requests are one batch, asked side by side when the first of them runs.
-func pagedErrorRules(st *pagedState) {
+func pagedErrorRules(st *paging.PagedState) {
 	const refuses = "refuses with a 4xx status and the error body:"
 	var reqs rule.Batch
 	type entry struct {
@@ -105,10 +106,10 @@ func pagedErrorRules(st *pagedState) {
 		it   *rule.BatchItem
 	}
 	get := func(q url.Values) client.Request {
-		return client.Request{Base: st.cfg.BaseURL, Path: st.l.path, Query: q}
+		return client.Request{Base: st.Config.BaseURL, Path: st.Listing.Path, Query: q}
 	}
 	var entries []TableEntry
-	for _, b := range pagedBadRequests(st.l) {
+	for _, b := range pagedBadRequests(st.Listing) {
 		it := reqs.Add(refuses+" "+b.name, rule.Should, func() (client.Request, string) {
 			q, why := b.query(st)
 			return get(q), why
@@ -117,7 +118,7 @@ func pagedErrorRules(st *pagedState) {
 	}
 	DescribeTable(refuses,
 		func(e entry) {
-			ex, why := reqs.Answer(st.c, e.it)
+			ex, why := reqs.Answer(st.Client, e.it)
 			if why != "" {
 				rule.Skipf("%s", why)
 			}
@@ -132,7 +133,7 @@ func pagedErrorRules(st *pagedState) {
 	})
 	rule.Define(codesRule, rule.Should, func() {
 		v := rule.NewVerdict(`HTTP 400 with {"code": 3, "details": [{"@type": "type.googleapis.com/core.ErrorDetail", "code": 10028, ...}]}`)
-		ex, _ := reqs.Answer(st.c, codes)
+		ex, _ := reqs.Answer(st.Client, codes)
 		errorCodes(v, ex, 10028)
 		v.Check()
 	})
@@ -145,7 +146,7 @@ func pagedErrorRules(st *pagedState) {
 	})
 	rule.Define(methodRule, rule.Should, func() {
 		v := rule.NewVerdict("HTTP 501 (code 12) with the error body for POST")
-		ex, _ := reqs.Answer(st.c, post)
+		ex, _ := reqs.Answer(st.Client, post)
 		v.Judged(1)
 		if ex.Status != http.StatusNotImplemented {
 			v.Add(ex, "HTTP %d, want 501", ex.Status)

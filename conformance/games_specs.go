@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/chaindata/harness/conformance/paging"
 	"github.com/chaindata/harness/conformance/rule"
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -15,12 +16,12 @@ import (
 const epochSpan = 29
 
 // Game record readers. A filter selects whole records by these.
-func isIndividualGame(n map[string]any) bool { return object(n, "individual") != nil }
-func isTeamGame(n map[string]any) bool       { return object(n, "team") != nil }
+func isIndividualGame(n map[string]any) bool { return paging.Object(n, "individual") != nil }
+func isTeamGame(n map[string]any) bool       { return paging.Object(n, "team") != nil }
 
 func teamEntries(n map[string]any) []map[string]any {
 	var out []map[string]any
-	for _, e := range array(object(n, "team"), "team") {
+	for _, e := range paging.Array(paging.Object(n, "team"), "team") {
 		if m, ok := e.(map[string]any); ok {
 			out = append(out, m)
 		}
@@ -31,7 +32,7 @@ func teamEntries(n map[string]any) []map[string]any {
 func gameTeamIDs(n map[string]any) []string {
 	var out []string
 	for _, e := range teamEntries(n) {
-		if id, err := stringField(object(e, "team"), "teamId"); err == nil {
+		if id, err := paging.StringField(paging.Object(e, "team"), "teamId"); err == nil {
 			out = append(out, id)
 		}
 	}
@@ -40,9 +41,9 @@ func gameTeamIDs(n map[string]any) []string {
 
 func gameIndividuals(n map[string]any) []string {
 	var out []string
-	for _, e := range array(object(n, "individual"), "individual") {
+	for _, e := range paging.Array(paging.Object(n, "individual"), "individual") {
 		if m, ok := e.(map[string]any); ok {
-			if p, err := stringField(m, "individual"); err == nil {
+			if p, err := paging.StringField(m, "individual"); err == nil {
 				out = append(out, p)
 			}
 		}
@@ -53,9 +54,9 @@ func gameIndividuals(n map[string]any) []string {
 func gameMembers(n map[string]any) []string {
 	var out []string
 	for _, e := range teamEntries(n) {
-		for _, m := range array(object(e, "team"), "membersParticipating") {
+		for _, m := range paging.Array(paging.Object(e, "team"), "membersParticipating") {
 			if mm, ok := m.(map[string]any); ok {
-				if p, err := stringField(mm, "individual"); err == nil {
+				if p, err := paging.StringField(mm, "individual"); err == nil {
 					out = append(out, p)
 				}
 			}
@@ -65,9 +66,9 @@ func gameMembers(n map[string]any) []string {
 }
 
 // firstValue returns the first value pick gives for a row, or "".
-func firstValue(rows []row, pick func(map[string]any) []string) string {
+func firstValue(rows []paging.Row, pick func(map[string]any) []string) string {
 	for _, r := range rows {
-		if vs := pick(r.node); len(vs) > 0 {
+		if vs := pick(r.Node); len(vs) > 0 {
 			return vs[0]
 		}
 	}
@@ -94,7 +95,7 @@ func gameFilters() []pagedFilter {
 	scopeFilter := func(scope string) pagedFilter {
 		return pagedFilter{
 			name: "entityScope=" + scope, lvl: citeScope,
-			query: func([]row) (url.Values, string) {
+			query: func([]paging.Row) (url.Values, string) {
 				return url.Values{"entityScope": {scope}}, ""
 			},
 			match: func(n map[string]any, _ url.Values) bool { return scoped(scope)(n) },
@@ -103,7 +104,7 @@ func gameFilters() []pagedFilter {
 	teamFilter := func(name, scope string, lvl rule.Level, match func(n map[string]any, team string) bool) pagedFilter {
 		return pagedFilter{
 			name: name, lvl: lvl,
-			query: func(rows []row) (url.Values, string) {
+			query: func(rows []paging.Row) (url.Values, string) {
 				team := firstValue(rows, gameTeamIDs)
 				if team == "" {
 					return nil, "no team game in the walk to take a team ID from"
@@ -120,7 +121,7 @@ func gameFilters() []pagedFilter {
 	partyFilter := func(name, scope string, lvl rule.Level, pick func(map[string]any) []string, match func(n map[string]any, party string) bool) pagedFilter {
 		return pagedFilter{
 			name: name, lvl: lvl,
-			query: func(rows []row) (url.Values, string) {
+			query: func(rows []paging.Row) (url.Values, string) {
 				party := firstValue(rows, pick)
 				if party == "" {
 					return nil, "no game in the walk has a party of that kind"
@@ -137,15 +138,15 @@ func gameFilters() []pagedFilter {
 	return []pagedFilter{
 		{
 			name: "gameId", lvl: rule.Must("4.1", "Query filters (no request body): ... game ID"),
-			query: func(rows []row) (url.Values, string) {
+			query: func(rows []paging.Row) (url.Values, string) {
 				if len(rows) == 0 {
 					return nil, "the listing has no rows to take a game ID from"
 				}
-				id, _ := stringField(rows[len(rows)/2].node, "id")
+				id, _ := paging.StringField(rows[len(rows)/2].Node, "id")
 				return url.Values{"gameId": {id}}, ""
 			},
 			match: func(n map[string]any, q url.Values) bool {
-				id, _ := stringField(n, "id")
+				id, _ := paging.StringField(n, "id")
 				return id == q.Get("gameId")
 			},
 		},
@@ -153,7 +154,7 @@ func gameFilters() []pagedFilter {
 		scopeFilter(scopeTeams),
 		{
 			name: "entityScope=" + scopeUnspecified + " (the default)", lvl: citeScope,
-			query: func([]row) (url.Values, string) { return url.Values{"entityScope": {scopeUnspecified}}, "" },
+			query: func([]paging.Row) (url.Values, string) { return url.Values{"entityScope": {scopeUnspecified}}, "" },
 			match: func(map[string]any, url.Values) bool { return true },
 		},
 		teamFilter("teamId", "", citeTeam, func(n map[string]any, team string) bool {
@@ -178,7 +179,7 @@ func gameFilters() []pagedFilter {
 }
 
 // gamesRules adds the games filters and epoch window rules.
-func gamesRules(st *pagedState) {
+func gamesRules(st *paging.PagedState) {
 	rule.Area("filters", func() {
 		filterRules(st, gameFilters(), url.Values{"gameId": {zeroID}})
 	})
@@ -197,26 +198,26 @@ var (
 // epochWindow is a window asked for and the walk of its answer.
 type epochWindow struct {
 	q url.Values
-	w *walk
+	w *paging.Walk
 }
 
-func epochRules(st *pagedState) {
+func epochRules(st *paging.PagedState) {
 	// latest is the newest epoch in the data: the default listing is newest
 	// first and, by rule 1, ends at the latest epoch; rule 1's own spec
 	// checks that nothing is newer.
 	latest := func() uint64 {
 		GinkgoHelper()
-		rows := st.rows(1)
-		if rows[0].keyErr != nil {
-			rule.FailRule(fmt.Sprintf("the first game's epoch cannot be read: %v\n%s", rows[0].keyErr, st.fwd.pages[0].ex.Describe()))
+		rows := st.Rows(1)
+		if rows[0].KeyErr != nil {
+			rule.FailRule(fmt.Sprintf("the first game's epoch cannot be read: %v\n%s", rows[0].KeyErr, st.Fwd.Pages[0].Ex.Describe()))
 		}
-		return rows[0].key.num
+		return rows[0].Key.Num
 	}
 	window := func(pairs ...string) epochWindow {
 		GinkgoHelper()
-		q := with(nil, pairs...)
-		w := st.wk.forward(q, st.size, "")
-		failWalk(w)
+		q := paging.With(nil, pairs...)
+		w := st.Walker.Forward(q, st.Size, "")
+		paging.FailWalk(w)
 		return epochWindow{q: q, w: w}
 	}
 	explicit := func(from, to uint64) epochWindow {
@@ -224,34 +225,34 @@ func epochRules(st *pagedState) {
 		return window("epochFrom", u(from), "epochTo", u(to))
 	}
 	same := func(v *rule.Verdict, got, want epochWindow) {
-		gotRows, _ := st.cut.settle(got.w.rows)
-		wantRows, _ := st.cut.settle(want.w.rows)
+		gotRows, _ := st.Cut.Settle(got.w.Rows)
+		wantRows, _ := st.Cut.Settle(want.w.Rows)
 		v.Judged(max(len(gotRows), len(wantRows)))
-		if d := diffPrefix("answer to "+got.q.Encode(), gotRows, got.w.complete, "answer to "+want.q.Encode(), wantRows, want.w.complete); d != "" {
-			ex := got.w.pages[0].ex
+		if d := paging.DiffPrefix("answer to "+got.q.Encode(), gotRows, got.w.Complete, "answer to "+want.q.Encode(), wantRows, want.w.Complete); d != "" {
+			ex := got.w.Pages[0].Ex
 			v.Add(ex, "%s\n  the first page of %s:", d, got.q.Encode())
 		}
 	}
 	within := func(v *rule.Verdict, got epochWindow, from, to uint64) {
-		for i, r := range got.w.rows {
-			if r.keyErr == nil && (r.key.num < from || r.key.num > to) {
-				v.Add(got.w.pageOf(i).ex, "%s is outside %s", r.ident, fmtEpochs(from, to))
+		for i, r := range got.w.Rows {
+			if r.KeyErr == nil && (r.Key.Num < from || r.Key.Num > to) {
+				v.Add(got.w.PageOf(i).Ex, "%s is outside %s", r.Ident, fmtEpochs(from, to))
 				return
 			}
 		}
 	}
 	defaultWindow := func() epochWindow {
 		GinkgoHelper()
-		failWalk(st.fwd)
-		return epochWindow{q: url.Values{}, w: st.fwd}
+		paging.FailWalk(st.Fwd)
+		return epochWindow{q: url.Values{}, w: st.Fwd}
 	}
 
 	rule.Define("rule 1: without epochTo the window ends at the latest epoch", rule.Must("8", "When the most recent epoch is omitted it is the latest epoch."), func() {
 		l := latest()
 		v := rule.NewVerdict("epochTo to default to the latest epoch (%d, the newest in the default answer): no game is newer, and the default answer equals epochTo=%d", l, l)
 		newer := window("epochFrom", u(l+1))
-		if len(newer.w.rows) > 0 {
-			v.Add(newer.w.pages[0].ex, "%s exists, newer than the default window's newest epoch %d", newer.w.rows[0].ident, l)
+		if len(newer.w.Rows) > 0 {
+			v.Add(newer.w.Pages[0].Ex, "%s exists, newer than the default window's newest epoch %d", newer.w.Rows[0].Ident, l)
 		}
 		same(v, defaultWindow(), window("epochTo", u(l)))
 		v.Check()
@@ -275,7 +276,7 @@ func epochRules(st *pagedState) {
 		from := sub(l, 40)
 		v := rule.NewVerdict("epochFrom=%d alone to give %s", from, fmtEpochs(from, from+epochSpan))
 		want := explicit(from, from+epochSpan)
-		if len(want.w.rows) == 0 {
+		if len(want.w.Rows) == 0 {
 			rule.Skipf("no game in %s", fmtEpochs(from, from+epochSpan))
 		}
 		got := window("epochFrom", u(from))
@@ -301,7 +302,7 @@ func epochRules(st *pagedState) {
 		l := latest()
 		v := rule.NewVerdict("at most 30 epochs per answer, both ends inclusive")
 		older := explicit(sub(l, 2*epochSpan+1), sub(l, epochSpan+1))
-		if len(older.w.rows) == 0 && l > epochSpan {
+		if len(older.w.Rows) == 0 && l > epochSpan {
 			rule.Skipf("no game older than %s: the cap cannot show", fmtEpochs(l-epochSpan, l))
 		}
 		answers := []epochWindow{defaultWindow(), explicit(0, l), window("epochFrom", "0")}
@@ -309,27 +310,27 @@ func epochRules(st *pagedState) {
 			answers = append(answers, window("epochTo", u(l-5)))
 		}
 		for _, a := range answers {
-			v.Judged(len(a.w.rows))
-			lo, hi, ok := epochRange(a.w.rows)
+			v.Judged(len(a.w.Rows))
+			lo, hi, ok := epochRange(a.w.Rows)
 			if ok && hi-lo > epochSpan {
-				v.Add(a.w.pages[0].ex, "the answer to %q holds epochs %d to %d: %d epochs", a.q.Encode(), lo, hi, hi-lo+1)
+				v.Add(a.w.Pages[0].Ex, "the answer to %q holds epochs %d to %d: %d epochs", a.q.Encode(), lo, hi, hi-lo+1)
 			}
 		}
 		v.Check()
 	})
 
 	rule.Define("both ends of the window are inclusive", rule.CiteEpochLimit, func() {
-		rows := st.rows(1)
+		rows := st.Rows(1)
 		mid := rows[len(rows)/2]
-		if mid.keyErr != nil {
-			rule.FailRule(mid.ident)
+		if mid.KeyErr != nil {
+			rule.FailRule(mid.Ident)
 		}
-		e := mid.key.num
+		e := mid.Key.Num
 		v := rule.NewVerdict("epochFrom=%d&epochTo=%d to give exactly the games of epoch %d", e, e, e)
 		got := explicit(e, e)
-		v.Judged(len(got.w.rows))
-		if d := subsetDiff(st.l.compare, st.cut, got.w, st.fwd, func(r row) bool { return r.keyErr == nil && r.key.num == e }); d != "" {
-			v.Add(got.w.pages[0].ex, "%s", d)
+		v.Judged(len(got.w.Rows))
+		if d := paging.SubsetDiff(st.Listing.Compare, st.Cut, got.w, st.Fwd, func(r paging.Row) bool { return r.KeyErr == nil && r.Key.Num == e }); d != "" {
+			v.Add(got.w.Pages[0].Ex, "%s", d)
 		}
 		v.Check()
 	})
@@ -357,16 +358,16 @@ func sub(a, b uint64) uint64 {
 }
 
 // epochRange returns the lowest and highest epoch of the rows.
-func epochRange(rows []row) (lo, hi uint64, ok bool) {
+func epochRange(rows []paging.Row) (lo, hi uint64, ok bool) {
 	for _, r := range rows {
-		if r.keyErr != nil {
+		if r.KeyErr != nil {
 			continue
 		}
-		if !ok || r.key.num < lo {
-			lo = r.key.num
+		if !ok || r.Key.Num < lo {
+			lo = r.Key.Num
 		}
-		if !ok || r.key.num > hi {
-			hi = r.key.num
+		if !ok || r.Key.Num > hi {
+			hi = r.Key.Num
 		}
 		ok = true
 	}

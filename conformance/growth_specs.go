@@ -16,6 +16,7 @@ import (
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/model"
+	"github.com/chaindata/harness/conformance/paging"
 	"github.com/chaindata/harness/conformance/rule"
 )
 
@@ -90,7 +91,7 @@ func startGrowthWalks() {
 		return
 	}
 	growth.started = true
-	cfg := activeConfig()
+	cfg := rule.ActiveConfig()
 	growth.walks = map[model.Listing]*growthResult{}
 	for _, l := range modelListings {
 		if l == model.Parameters || !growthSelected(l) {
@@ -181,7 +182,7 @@ func growthWalk(cfg config.Config, l model.Listing, r *growthResult) {
 		q0.Set("epochFrom", strconv.FormatUint(max(p.Rows[0].Key.Num, 28)-28, 10))
 	}
 	with := func(pairs ...string) url.Values {
-		q := cloneValues(q0)
+		q := paging.CloneValues(q0)
 		for i := 0; i < len(pairs); i += 2 {
 			q.Set(pairs[i], pairs[i+1])
 		}

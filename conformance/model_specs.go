@@ -192,7 +192,7 @@ func (st *modelState) modelFetch(_ context.Context, l model.Listing, q url.Value
 // setUp builds the model, asks every generated query, and judges every
 // answer; the rules then report what was found.
 func (st *modelState) setUp() {
-	st.cfg = activeConfig()
+	st.cfg = rule.ActiveConfig()
 	st.c = client.NewClient(st.cfg)
 	st.tally = map[modelKey]*modelTally{}
 	startGrowthWalks()

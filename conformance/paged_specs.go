@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/paging"
 	"github.com/chaindata/harness/conformance/rule"
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -14,10 +15,10 @@ import (
 // the listing's own (filters, epochs) inside the same ordered container, so
 // they share its walks. The schema rules run last, over every answer the
 // container received.
-func describePaged(l *pagedListing, extra func(st *pagedState)) bool {
-	return rule.Scope(l.label, Ordered, ContinueOnFailure, func() {
-		st := &pagedState{l: l}
-		BeforeAll(st.setUp)
+func describePaged(l *paging.PagedListing, extra func(st *paging.PagedState)) bool {
+	return rule.Scope(l.Label, Ordered, ContinueOnFailure, func() {
+		st := &paging.PagedState{Listing: l}
+		BeforeAll(st.SetUp)
 
 		rule.Area("pagination", func() {
 			pagingRules(st)
@@ -30,10 +31,10 @@ func describePaged(l *pagedListing, extra func(st *pagedState)) bool {
 		})
 		rule.Area("schema", func() {
 			var newest func() (uint64, *client.Exchange, bool)
-			if l.blockField != "" {
-				newest = st.newestBlock
+			if l.BlockField != "" {
+				newest = st.NewestBlock
 			}
-			schemaRules(l.schema, l.path, l.cite, func() *client.Client { return st.c }, true, newest)
+			schemaRules(l.Schema, l.Path, l.Cite, func() *client.Client { return st.Client }, true, newest)
 		})
 	})
 }
@@ -41,190 +42,190 @@ func describePaged(l *pagedListing, extra func(st *pagedState)) bool {
 // declarePagedRules declares the rules of the four paged listings (see
 // declareSuite).
 func declarePagedRules() {
-	describePaged(gamesListing, gamesRules)
-	describePaged(snapshotsListing, nil)
-	describePaged(rotationsListing, rotationsRules)
-	describePaged(parametersListing, nil)
+	describePaged(paging.GamesListing, gamesRules)
+	describePaged(paging.SnapshotsListing, nil)
+	describePaged(paging.RotationsListing, rotationsRules)
+	describePaged(paging.ParametersListing, nil)
 }
 
-func pagingRules(st *pagedState) {
-	l := st.l
+func pagingRules(st *paging.PagedState) {
+	l := st.Listing
 
 	rule.Define("a forward walk (first/after) never repeats a row", rule.CiteForward, func() {
-		rows := st.rows(1)
+		rows := st.Rows(1)
 		v := rule.NewVerdict("every row once in a walk over the listing")
 		v.Judged(len(rows))
-		if msg, i := repeats(rows); msg != "" {
-			v.Add(st.fwd.pageOf(i).ex, "the %s repeats rows:\n%s\n  the first repeat is on this page:", st.fwd.what, msg)
+		if msg, i := paging.Repeats(rows); msg != "" {
+			v.Add(st.Fwd.PageOf(i).Ex, "the %s repeats rows:\n%s\n  the first repeat is on this page:", st.Fwd.What, msg)
 		}
 		v.Check()
 	})
 
 	rule.Define("forward (first/after) and backward (last/before) walks return the same rows in the same order", rule.CiteBackward, func() {
-		rows := st.rows(1)
+		rows := st.Rows(1)
 		v := rule.NewVerdict("paging backwards from the end gives the rows of the forward walk, none lost or repeated")
 		v.Judged(len(rows))
-		if st.fwd.complete {
-			failWalk(st.bwd)
-			got, _ := st.cut.settle(st.bwd.rows)
-			walkDiff(v, st.bwd, got, st.fwd, rows)
+		if st.Fwd.Complete {
+			paging.FailWalk(st.Bwd)
+			got, _ := st.Cut.Settle(st.Bwd.Rows)
+			paging.WalkDiff(v, st.Bwd, got, st.Fwd, rows)
 		} else {
-			failWalk(st.bwdAnchored)
-			walkDiff(v, st.bwdAnchored, st.bwdAnchored.rows, st.fwd, rows[:len(rows)-1])
+			paging.FailWalk(st.BwdAnchored)
+			paging.WalkDiff(v, st.BwdAnchored, st.BwdAnchored.Rows, st.Fwd, rows[:len(rows)-1])
 		}
 		v.Check()
 	})
 
-	if l.ordered {
-		rule.Define(fmt.Sprintf("rows are newest first: %s never increases from row to row", l.primary), rule.CiteNewest, func() {
-			st.rows(2)
-			v := rule.NewVerdict("rows in newest-first order by %s (the default, newestFirst=true)", l.primary)
-			orderProblems(v, st.fwd, func(a, b row) bool { return a.key.num >= b.key.num }, l.primary+" increases")
+	if l.Ordered {
+		rule.Define(fmt.Sprintf("rows are newest first: %s never increases from row to row", l.Primary), rule.CiteNewest, func() {
+			st.Rows(2)
+			v := rule.NewVerdict("rows in newest-first order by %s (the default, newestFirst=true)", l.Primary)
+			orderProblems(v, st.Fwd, func(a, b paging.Row) bool { return a.Key.Num >= b.Key.Num }, l.Primary+" increases")
 			v.Check()
 		})
 
-		if l.secondary != "" {
-			rule.Define(fmt.Sprintf("rows with the same %s are ordered by %s ascending, and no two rows share a key", l.primary, l.secondary), rule.Should, func() {
-				st.rows(2)
-				v := rule.NewVerdict("rows strictly in order: %s descending, then %s ascending", l.primary, l.secondary)
-				orderProblems(v, st.fwd, func(a, b row) bool { return l.compare(a.key, b.key) < 0 }, "out of order")
+		if l.Secondary != "" {
+			rule.Define(fmt.Sprintf("rows with the same %s are ordered by %s ascending, and no two rows share a key", l.Primary, l.Secondary), rule.Should, func() {
+				st.Rows(2)
+				v := rule.NewVerdict("rows strictly in order: %s descending, then %s ascending", l.Primary, l.Secondary)
+				orderProblems(v, st.Fwd, func(a, b paging.Row) bool { return l.Compare(a.Key, b.Key) < 0 }, "out of order")
 				v.Check()
 			})
 		}
 
 		rule.Define("newestFirst=true is the default", rule.CiteNewest, func() {
-			st.rows(1)
+			st.Rows(1)
 			v := rule.NewVerdict("pagination.newestFirst=true to give the same page as no newestFirst")
-			p := st.mustPage(url.Values{"pagination.first": {strconv.Itoa(st.size)}, "pagination.newestFirst": {"true"}})
-			want := st.fwd.pages[0]
-			got, arrived := st.cut.settle(p.rows)
+			p := st.MustPage(url.Values{"pagination.first": {strconv.Itoa(st.Size)}, "pagination.newestFirst": {"true"}})
+			want := st.Fwd.Pages[0]
+			got, arrived := st.Cut.Settle(p.Rows)
 			v.Judged(len(got))
-			if d := diffPrefix("newestFirst=true page", got, !arrived, "default page", want.rows, true); d != "" {
-				v.Add(p.ex, "%s", d)
+			if d := paging.DiffPrefix("newestFirst=true page", got, !arrived, "default page", want.Rows, true); d != "" {
+				v.Add(p.Ex, "%s", d)
 			}
 			v.Check()
 		})
 
-		rule.Define(fmt.Sprintf("newestFirst=false returns the rows oldest first: %s never decreases from row to row, and no row is lost or added", l.primary), rule.CiteNewest, func() {
-			st.rows(1)
-			failWalk(st.asc, st.bwd)
-			v := rule.NewVerdict("the newestFirst=false listing to hold the rows of the default listing, oldest first by %s", l.primary)
-			orderProblems(v, st.asc, func(a, b row) bool { return a.key.num <= b.key.num }, l.primary+" decreases")
-			got, _ := st.cut.settle(st.asc.rows)
-			want, _ := st.cut.settle(reversed(st.bwd.rows))
+		rule.Define(fmt.Sprintf("newestFirst=false returns the rows oldest first: %s never decreases from row to row, and no row is lost or added", l.Primary), rule.CiteNewest, func() {
+			st.Rows(1)
+			paging.FailWalk(st.Asc, st.Bwd)
+			v := rule.NewVerdict("the newestFirst=false listing to hold the rows of the default listing, oldest first by %s", l.Primary)
+			orderProblems(v, st.Asc, func(a, b paging.Row) bool { return a.Key.Num <= b.Key.Num }, l.Primary+" decreases")
+			got, _ := st.Cut.Settle(st.Asc.Rows)
+			want, _ := st.Cut.Settle(paging.Reversed(st.Bwd.Rows))
 			v.Judged(len(got))
-			if d := sameRows(st.asc.what, got, st.asc.complete, "reversed "+st.bwd.what, want, st.bwd.complete); d != "" {
-				v.Add(st.asc.pages[0].ex, "%s\n  the walk's first page:", d)
+			if d := paging.SameRows(st.Asc.What, got, st.Asc.Complete, "reversed "+st.Bwd.What, want, st.Bwd.Complete); d != "" {
+				v.Add(st.Asc.Pages[0].Ex, "%s\n  the walk's first page:", d)
 			}
 			v.Check()
 		})
 
 		rule.Define("newestFirst=false returns the same rows in exactly the reverse order, ties included", rule.Should, func() {
-			st.rows(1)
-			failWalk(st.asc, st.bwd)
-			v := rule.NewVerdict("the newestFirst=false listing to be the newestFirst=true listing reversed, rows that share a %s included", l.primary)
-			want, _ := st.cut.settle(reversed(st.bwd.rows))
-			got, _ := st.cut.settle(st.asc.rows)
+			st.Rows(1)
+			paging.FailWalk(st.Asc, st.Bwd)
+			v := rule.NewVerdict("the newestFirst=false listing to be the newestFirst=true listing reversed, rows that share a %s included", l.Primary)
+			want, _ := st.Cut.Settle(paging.Reversed(st.Bwd.Rows))
+			got, _ := st.Cut.Settle(st.Asc.Rows)
 			v.Judged(len(got))
-			if d := diffPrefix(st.asc.what, got, st.asc.complete, "reversed "+st.bwd.what, want, st.bwd.complete); d != "" {
-				v.Add(st.asc.pages[0].ex, "%s\n  the walk's first page:", d)
+			if d := paging.DiffPrefix(st.Asc.What, got, st.Asc.Complete, "reversed "+st.Bwd.What, want, st.Bwd.Complete); d != "" {
+				v.Add(st.Asc.Pages[0].Ex, "%s\n  the walk's first page:", d)
 			}
 			v.Check()
 		})
 	} else {
 		rule.Define("rows are in key order A to Z", rule.Should, func() {
-			st.rows(2)
+			st.Rows(2)
 			v := rule.NewVerdict("network parameters in key order, A to Z")
-			orderProblems(v, st.fwd, func(a, b row) bool { return a.key.str < b.key.str }, "out of key order")
+			orderProblems(v, st.Fwd, func(a, b paging.Row) bool { return a.Key.Str < b.Key.Str }, "out of key order")
 			v.Check()
 		})
 
 		rule.Define("newestFirst=false is ignored: rows stay in key order", rule.Should, func() {
-			rows := st.rows(1)
-			failWalk(st.asc)
+			rows := st.Rows(1)
+			paging.FailWalk(st.Asc)
 			v := rule.NewVerdict("the same rows whatever newestFirst says, as network parameters have no age")
-			v.Judged(len(st.asc.rows))
-			if d := diffPrefix(st.asc.what, st.asc.rows, st.asc.complete, st.fwd.what, rows, st.fwd.complete); d != "" {
-				v.Add(st.asc.pages[0].ex, "%s\n  the walk's first page:", d)
+			v.Judged(len(st.Asc.Rows))
+			if d := paging.DiffPrefix(st.Asc.What, st.Asc.Rows, st.Asc.Complete, st.Fwd.What, rows, st.Fwd.Complete); d != "" {
+				v.Add(st.Asc.Pages[0].Ex, "%s\n  the walk's first page:", d)
 			}
 			v.Check()
 		})
 	}
 
 	rule.Define("a request without pagination parameters starts with the listing's first rows", rule.CiteNewest, func() {
-		rows := st.rows(1)
+		rows := st.Rows(1)
 		v := rule.NewVerdict("the first rows of the listing in default order")
-		p := st.mustPage(nil)
-		got, arrived := st.cut.settle(p.rows)
+		p := st.MustPage(nil)
+		got, arrived := st.Cut.Settle(p.Rows)
 		v.Judged(len(got))
-		if len(p.rows) == 0 {
-			v.Add(p.ex, "the page is empty, but the listing has rows")
-		} else if d := diffPrefix("page without parameters", got, !p.info.hasNext && !arrived, st.fwd.what, rows, st.fwd.complete); d != "" {
-			v.Add(p.ex, "%s", d)
+		if len(p.Rows) == 0 {
+			v.Add(p.Ex, "the page is empty, but the listing has rows")
+		} else if d := paging.DiffPrefix("page without parameters", got, !p.Info.HasNext && !arrived, st.Fwd.What, rows, st.Fwd.Complete); d != "" {
+			v.Add(p.Ex, "%s", d)
 		}
 		v.Check()
 	})
 
 	rule.Define("first=N returns N rows while enough rows remain", rule.CiteForward, func() {
-		rows := st.rows(1)
+		rows := st.Rows(1)
 		v := rule.NewVerdict("pagination.first=N to give exactly N rows, or every remaining row when fewer remain")
-		v.Judged(len(st.fwd.pages))
-		for i, p := range st.fwd.pages {
-			final := i == len(st.fwd.pages)-1 && st.fwd.complete
-			if len(p.rows) != st.size && !(final && len(p.rows) < st.size) {
-				v.Add(p.ex, "page %d of the %s has %d rows, want %d", i+1, st.fwd.what, len(p.rows), st.size)
+		v.Judged(len(st.Fwd.Pages))
+		for i, p := range st.Fwd.Pages {
+			final := i == len(st.Fwd.Pages)-1 && st.Fwd.Complete
+			if len(p.Rows) != st.Size && !(final && len(p.Rows) < st.Size) {
+				v.Add(p.Ex, "page %d of the %s has %d rows, want %d", i+1, st.Fwd.What, len(p.Rows), st.Size)
 			}
 		}
 		for _, n := range []int{1, 2, 3} {
-			if n > len(rows) && st.fwd.complete || n > st.cfg.PageSize {
+			if n > len(rows) && st.Fwd.Complete || n > st.Config.PageSize {
 				break
 			}
-			p := st.mustPage(url.Values{"pagination.first": {strconv.Itoa(n)}})
+			p := st.MustPage(url.Values{"pagination.first": {strconv.Itoa(n)}})
 			v.Judged(1)
-			if len(p.rows) != n {
-				v.Add(p.ex, "pagination.first=%d gave %d rows", n, len(p.rows))
+			if len(p.Rows) != n {
+				v.Add(p.Ex, "pagination.first=%d gave %d rows", n, len(p.Rows))
 			}
 		}
 		v.Check()
 	})
 
 	rule.Define("last=N returns N rows while enough rows remain", rule.CiteBackward, func() {
-		rows := st.rows(1)
-		failWalk(st.bwd)
+		rows := st.Rows(1)
+		paging.FailWalk(st.Bwd)
 		v := rule.NewVerdict("pagination.last=N to give exactly N rows, or every remaining row when fewer remain")
-		v.Judged(len(st.bwd.pages))
-		for i, p := range st.bwd.pages {
-			final := i == len(st.bwd.pages)-1 && st.bwd.complete
-			if len(p.rows) != st.bsize && !(final && len(p.rows) < st.bsize) {
-				v.Add(p.ex, "page %d of the %s has %d rows, want %d", i+1, st.bwd.what, len(p.rows), st.bsize)
+		v.Judged(len(st.Bwd.Pages))
+		for i, p := range st.Bwd.Pages {
+			final := i == len(st.Bwd.Pages)-1 && st.Bwd.Complete
+			if len(p.Rows) != st.BSize && !(final && len(p.Rows) < st.BSize) {
+				v.Add(p.Ex, "page %d of the %s has %d rows, want %d", i+1, st.Bwd.What, len(p.Rows), st.BSize)
 			}
 		}
 		for _, n := range []int{1, 2, 3} {
-			if n > len(rows) && st.fwd.complete || n > st.cfg.PageSize {
+			if n > len(rows) && st.Fwd.Complete || n > st.Config.PageSize {
 				break
 			}
-			p := st.mustPage(url.Values{"pagination.last": {strconv.Itoa(n)}})
+			p := st.MustPage(url.Values{"pagination.last": {strconv.Itoa(n)}})
 			v.Judged(1)
-			if len(p.rows) != n {
-				v.Add(p.ex, "pagination.last=%d gave %d rows", n, len(p.rows))
+			if len(p.Rows) != n {
+				v.Add(p.Ex, "pagination.last=%d gave %d rows", n, len(p.Rows))
 			}
 		}
 		v.Check()
 	})
 
 	rule.Define("startCursor and endCursor are the cursors of the page's first and last edges", rule.CiteCursors, func() {
-		st.rows(1)
+		st.Rows(1)
 		v := rule.NewVerdict("pageInfo.startCursor = cursor of the first edge, pageInfo.endCursor = cursor of the last edge")
-		for _, w := range []*walk{st.fwd, st.bwd, st.asc} {
-			for i, p := range w.pages {
-				if len(p.rows) == 0 {
+		for _, w := range []*paging.Walk{st.Fwd, st.Bwd, st.Asc} {
+			for i, p := range w.Pages {
+				if len(p.Rows) == 0 {
 					continue
 				}
 				v.Judged(1)
-				first, last := p.rows[0].cursor, p.rows[len(p.rows)-1].cursor
-				if p.info.startCursor != first || p.info.endCursor != last {
-					v.Add(p.ex, "page %d of the %s: startCursor %q and endCursor %q, but the edges' cursors run from %q to %q",
-						i+1, w.what, p.info.startCursor, p.info.endCursor, first, last)
+				first, last := p.Rows[0].Cursor, p.Rows[len(p.Rows)-1].Cursor
+				if p.Info.StartCursor != first || p.Info.EndCursor != last {
+					v.Add(p.Ex, "page %d of the %s: startCursor %q and endCursor %q, but the edges' cursors run from %q to %q",
+						i+1, w.What, p.Info.StartCursor, p.Info.EndCursor, first, last)
 				}
 			}
 		}
@@ -236,22 +237,22 @@ func pagingRules(st *pagedState) {
 	// too early cannot hide its own mistake.
 	flagRule := func(pos, text string) {
 		rule.Define(text, rule.CitePageInfo, func() {
-			rows := st.rows(1)
+			rows := st.Rows(1)
 			v := rule.NewVerdict("hasNextPage true exactly when rows follow the page, hasPreviousPage true exactly when rows precede it (%s page)", pos)
-			ref := st.reference()
+			ref := st.Reference()
 			report := func(p string, ex *client.Exchange, msg string) {
 				if p == pos {
 					v.Add(ex, "%s", msg)
 				}
 			}
-			for _, w := range []*walk{st.fwd, st.asc} {
-				failWalk(w)
+			for _, w := range []*paging.Walk{st.Fwd, st.Asc} {
+				paging.FailWalk(w)
 				ordered := w
-				if w == st.asc && st.l.ordered {
+				if w == st.Asc && st.Listing.Ordered {
 					ordered = nil // its order is the reverse of the reference's
 				}
 				if ordered != nil {
-					v.Judged(pageFlagProblems(w, ref, false, pos, report))
+					v.Judged(paging.PageFlagProblems(w, ref, false, pos, report))
 				}
 			}
 			switch pos {
@@ -261,7 +262,7 @@ func pagingRules(st *pagedState) {
 				v.Judged(exactFitProblems(st, v, true))
 			}
 			if pos == "middle" {
-				v.NoneBecause("the %s listing has %d rows: the walks have no middle page", l.label, len(rows))
+				v.NoneBecause("the %s listing has %d rows: the walks have no middle page", l.Label, len(rows))
 			}
 			v.Check()
 		})
@@ -271,149 +272,149 @@ func pagingRules(st *pagedState) {
 	flagRule("last", "the last page has hasNextPage false, and hasPreviousPage true when rows precede it")
 
 	rule.Define("pages fetched backwards (last/before) have hasPreviousPage and hasNextPage true exactly when rows precede and follow them", rule.CitePageInfo, func() {
-		st.rows(1)
-		failWalk(st.bwd)
+		st.Rows(1)
+		paging.FailWalk(st.Bwd)
 		v := rule.NewVerdict("the same meaning of hasNextPage and hasPreviousPage when paging backwards, on at least three backward pages")
-		ref := st.reference()
+		ref := st.Reference()
 		report := func(_ string, ex *client.Exchange, msg string) { v.Add(ex, "%s", msg) }
-		v.Judged(pageFlagProblems(st.bwd, ref, true, "", report))
+		v.Judged(paging.PageFlagProblems(st.Bwd, ref, true, "", report))
 		// A listing larger than the walks reach: the backward walk from
 		// the end never meets the forward walk from the start, so the
 		// backward walk anchored at the forward walk's last row shows the
 		// rule, at any size.
-		if st.bwdAnchored != nil {
-			failWalk(st.bwdAnchored)
-			v.Judged(pageFlagProblems(st.bwdAnchored, ref, true, "", report))
+		if st.BwdAnchored != nil {
+			paging.FailWalk(st.BwdAnchored)
+			v.Judged(paging.PageFlagProblems(st.BwdAnchored, ref, true, "", report))
 		}
-		if len(st.bwd.pages) < 3 && len(ref.rows) >= 3 && v.OK() {
-			v.Add(st.bwd.pages[len(st.bwd.pages)-1].ex, "the %s ended after %d page(s), but the listing holds %d rows: the last page's hasPreviousPage ended it early", st.bwd.what, len(st.bwd.pages), len(ref.rows))
+		if len(st.Bwd.Pages) < 3 && len(ref.Rows) >= 3 && v.OK() {
+			v.Add(st.Bwd.Pages[len(st.Bwd.Pages)-1].Ex, "the %s ended after %d page(s), but the listing holds %d rows: the last page's hasPreviousPage ended it early", st.Bwd.What, len(st.Bwd.Pages), len(ref.Rows))
 		}
 		v.Check()
 	})
 
 	rule.Define("the empty pages beyond either end have no edges, hasNextPage false after the last row and hasPreviousPage false before the first", rule.CitePageInfo, func() {
-		rows := st.rows(1)
+		rows := st.Rows(1)
 		v := rule.NewVerdict("an empty page with no further page in its direction")
 		v.Judged(2)
-		last := st.lastRow()
-		p := st.mustPage(url.Values{"pagination.first": {strconv.Itoa(st.size)}, "pagination.after": {last.cursor}})
-		if len(p.rows) != 0 {
-			v.Add(p.ex, "the page after the last row (%s) has %d rows, want none", last.ident, len(p.rows))
+		last := st.LastRow()
+		p := st.MustPage(url.Values{"pagination.first": {strconv.Itoa(st.Size)}, "pagination.after": {last.Cursor}})
+		if len(p.Rows) != 0 {
+			v.Add(p.Ex, "the page after the last row (%s) has %d rows, want none", last.Ident, len(p.Rows))
 		}
-		if p.info.hasNext {
-			v.Add(p.ex, "the page after the last row says hasNextPage true")
+		if p.Info.HasNext {
+			v.Add(p.Ex, "the page after the last row says hasNextPage true")
 		}
-		p = st.mustPage(url.Values{"pagination.last": {strconv.Itoa(st.size)}, "pagination.before": {rows[0].cursor}})
+		p = st.MustPage(url.Values{"pagination.last": {strconv.Itoa(st.Size)}, "pagination.before": {rows[0].Cursor}})
 		// Rows that arrived since the walk began may now precede it.
-		if older, arrived := st.cut.settle(p.rows); len(older) != 0 {
-			v.Add(p.ex, "the page before the first row (%s) has %d rows, want none", rows[0].ident, len(older))
-		} else if p.info.hasPrev && !arrived {
-			v.Add(p.ex, "the page before the first row says hasPreviousPage true")
+		if older, arrived := st.Cut.Settle(p.Rows); len(older) != 0 {
+			v.Add(p.Ex, "the page before the first row (%s) has %d rows, want none", rows[0].Ident, len(older))
+		} else if p.Info.HasPrev && !arrived {
+			v.Add(p.Ex, "the page before the first row says hasPreviousPage true")
 		}
 		v.Check()
 	})
 
 	rule.Define("an empty page has empty cursors and says rows exist on its anchor's side", rule.Should, func() {
-		rows := st.rows(1)
+		rows := st.Rows(1)
 		v := rule.NewVerdict(`startCursor and endCursor "" on an empty page, and hasPreviousPage (after the last row) or hasNextPage (before the first row) true`)
 		v.Judged(2)
-		last := st.lastRow()
-		p := st.mustPage(url.Values{"pagination.first": {strconv.Itoa(st.size)}, "pagination.after": {last.cursor}})
-		if p.info.startCursor != "" || p.info.endCursor != "" || !p.info.hasPrev {
-			v.Add(p.ex, "the empty page after the last row has startCursor %q, endCursor %q, hasPreviousPage %v",
-				p.info.startCursor, p.info.endCursor, p.info.hasPrev)
+		last := st.LastRow()
+		p := st.MustPage(url.Values{"pagination.first": {strconv.Itoa(st.Size)}, "pagination.after": {last.Cursor}})
+		if p.Info.StartCursor != "" || p.Info.EndCursor != "" || !p.Info.HasPrev {
+			v.Add(p.Ex, "the empty page after the last row has startCursor %q, endCursor %q, hasPreviousPage %v",
+				p.Info.StartCursor, p.Info.EndCursor, p.Info.HasPrev)
 		}
-		p = st.mustPage(url.Values{"pagination.last": {strconv.Itoa(st.size)}, "pagination.before": {rows[0].cursor}})
-		if _, arrived := st.cut.settle(p.rows); !arrived && (p.info.startCursor != "" || p.info.endCursor != "" || !p.info.hasNext) {
-			v.Add(p.ex, "the empty page before the first row has startCursor %q, endCursor %q, hasNextPage %v",
-				p.info.startCursor, p.info.endCursor, p.info.hasNext)
+		p = st.MustPage(url.Values{"pagination.last": {strconv.Itoa(st.Size)}, "pagination.before": {rows[0].Cursor}})
+		if _, arrived := st.Cut.Settle(p.Rows); !arrived && (p.Info.StartCursor != "" || p.Info.EndCursor != "" || !p.Info.HasNext) {
+			v.Add(p.Ex, "the empty page before the first row has startCursor %q, endCursor %q, hasNextPage %v",
+				p.Info.StartCursor, p.Info.EndCursor, p.Info.HasNext)
 		}
 		v.Check()
 	})
 
 	rule.Define("after=C with first=N resumes with the N rows right after C", rule.CiteForward, func() {
-		rows := st.rows(2)
+		rows := st.Rows(2)
 		v := rule.NewVerdict("pagination.after=C&pagination.first=N to give the N rows that follow C in the listing")
-		k := min(3, st.size)
-		for _, i := range resumeAnchors(len(rows)) {
+		k := min(3, st.Size)
+		for _, i := range paging.ResumeAnchors(len(rows)) {
 			want := rows[i+1 : min(len(rows), i+1+k)]
-			p := st.mustPage(url.Values{"pagination.first": {strconv.Itoa(k)}, "pagination.after": {rows[i].cursor}})
+			p := st.MustPage(url.Values{"pagination.first": {strconv.Itoa(k)}, "pagination.after": {rows[i].Cursor}})
 			v.Judged(1)
-			complete := st.fwd.complete || i+1+k <= len(rows)
-			if d := diffPrefix("page after "+rows[i].ident, p.rows, true, "forward walk", want, complete); d != "" {
-				v.Add(p.ex, "%s", d)
+			complete := st.Fwd.Complete || i+1+k <= len(rows)
+			if d := paging.DiffPrefix("page after "+rows[i].Ident, p.Rows, true, "forward walk", want, complete); d != "" {
+				v.Add(p.Ex, "%s", d)
 			}
 		}
 		v.Check()
 	})
 
 	rule.Define("before=C with last=N resumes with the N rows right before C", rule.CiteBackward, func() {
-		rows := st.rows(2)
+		rows := st.Rows(2)
 		v := rule.NewVerdict("pagination.before=C&pagination.last=N to give the N rows that precede C in the listing")
-		k := min(3, st.size)
-		for _, i := range resumeAnchors(len(rows)) {
+		k := min(3, st.Size)
+		for _, i := range paging.ResumeAnchors(len(rows)) {
 			i++ // anchors 1..n-1: a row with rows before it
 			if i >= len(rows) {
 				continue
 			}
 			want := rows[max(0, i-k):i]
-			p := st.mustPage(url.Values{"pagination.last": {strconv.Itoa(k)}, "pagination.before": {rows[i].cursor}})
+			p := st.MustPage(url.Values{"pagination.last": {strconv.Itoa(k)}, "pagination.before": {rows[i].Cursor}})
 			v.Judged(1)
-			got, _ := st.cut.settle(p.rows)
-			if d := diffPrefix("page before "+rows[i].ident, got, true, "forward walk", want, true); d != "" {
-				v.Add(p.ex, "%s", d)
+			got, _ := st.Cut.Settle(p.Rows)
+			if d := paging.DiffPrefix("page before "+rows[i].Ident, got, true, "forward walk", want, true); d != "" {
+				v.Add(p.Ex, "%s", d)
 			}
 		}
 		v.Check()
 	})
 
 	rule.Define("a cursor without a count pages in its direction with the default page size", rule.Should, func() {
-		rows := st.rows(3)
+		rows := st.Rows(3)
 		v := rule.NewVerdict("pagination.after=C alone to give the rows after C, pagination.before=C alone the rows before C")
 		v.Judged(2)
 		i := len(rows) / 2
-		p := st.mustPage(url.Values{"pagination.after": {rows[i].cursor}})
+		p := st.MustPage(url.Values{"pagination.after": {rows[i].Cursor}})
 		after := rows[i+1:]
-		if len(p.rows) == 0 && len(after) > 0 {
-			v.Add(p.ex, "pagination.after alone gave no rows, but %s follows the cursor", after[0].ident)
-		} else if d := diffPrefix("page after "+rows[i].ident, p.rows, !p.info.hasNext, "forward walk", after, st.fwd.complete); d != "" {
-			v.Add(p.ex, "%s", d)
+		if len(p.Rows) == 0 && len(after) > 0 {
+			v.Add(p.Ex, "pagination.after alone gave no rows, but %s follows the cursor", after[0].Ident)
+		} else if d := paging.DiffPrefix("page after "+rows[i].Ident, p.Rows, !p.Info.HasNext, "forward walk", after, st.Fwd.Complete); d != "" {
+			v.Add(p.Ex, "%s", d)
 		}
-		p = st.mustPage(url.Values{"pagination.before": {rows[i].cursor}})
+		p = st.MustPage(url.Values{"pagination.before": {rows[i].Cursor}})
 		before := rows[:i]
-		got, _ := st.cut.settle(p.rows)
+		got, _ := st.Cut.Settle(p.Rows)
 		if len(got) == 0 {
-			v.Add(p.ex, "pagination.before alone gave no rows, but %s precedes the cursor", before[len(before)-1].ident)
+			v.Add(p.Ex, "pagination.before alone gave no rows, but %s precedes the cursor", before[len(before)-1].Ident)
 		} else if len(got) > len(before) {
-			v.Add(p.ex, "pagination.before alone gave %d rows, but only %d precede the cursor", len(got), len(before))
-		} else if d := diffPrefix("page before "+rows[i].ident, got, true, "forward walk", before[len(before)-len(got):], true); d != "" {
-			v.Add(p.ex, "%s", d)
+			v.Add(p.Ex, "pagination.before alone gave %d rows, but only %d precede the cursor", len(got), len(before))
+		} else if d := paging.DiffPrefix("page before "+rows[i].Ident, got, true, "forward walk", before[len(before)-len(got):], true); d != "" {
+			v.Add(p.Ex, "%s", d)
 		}
 		v.Check()
 	})
 
 	rule.Define("a row keeps its cursor whatever the page size and direction", rule.Should, func() {
-		st.rows(1)
+		st.Rows(1)
 		v := rule.NewVerdict("the same cursor for the same row in every answer")
-		p := st.mustPage(url.Values{"pagination.first": {strconv.Itoa(min(3, st.size))}})
+		p := st.MustPage(url.Values{"pagination.first": {strconv.Itoa(min(3, st.Size))}})
 		cursors := map[string]string{}
-		for _, r := range st.fwd.rows {
-			cursors[r.ident] = r.cursor
+		for _, r := range st.Fwd.Rows {
+			cursors[r.Ident] = r.Cursor
 		}
-		check := func(what string, ex *client.Exchange, rows []row) {
+		check := func(what string, ex *client.Exchange, rows []paging.Row) {
 			for _, r := range rows {
-				if _, ok := cursors[r.ident]; ok {
+				if _, ok := cursors[r.Ident]; ok {
 					v.Judged(1)
 				}
-				if c, ok := cursors[r.ident]; ok && c != r.cursor {
-					v.Add(ex, "%s has cursor %q in the %s but %q in the forward walk", r.ident, r.cursor, what, c)
+				if c, ok := cursors[r.Ident]; ok && c != r.Cursor {
+					v.Add(ex, "%s has cursor %q in the %s but %q in the forward walk", r.Ident, r.Cursor, what, c)
 					return
 				}
 			}
 		}
-		check("page of 3", p.ex, p.rows)
-		for _, bp := range st.bwd.pages {
-			check(st.bwd.what, bp.ex, bp.rows)
+		check("page of 3", p.Ex, p.Rows)
+		for _, bp := range st.Bwd.Pages {
+			check(st.Bwd.What, bp.Ex, bp.Rows)
 		}
 		v.Check()
 	})
@@ -424,65 +425,65 @@ func pagingRules(st *pagedState) {
 // many rows as remain (last: hasNextPage must be false), or its first page
 // asked for backwards with exactly as many rows as precede the anchor
 // (first: hasPreviousPage must be false). It returns the pages judged.
-func exactFitProblems(st *pagedState, v *rule.Verdict, last bool) int {
+func exactFitProblems(st *paging.PagedState, v *rule.Verdict, last bool) int {
 	GinkgoHelper()
-	rows := st.fwd.rows
+	rows := st.Fwd.Rows
 	if last {
 		// The row before the last k rows, and the k rows after it.
-		tail := st.mustPage(url.Values{"pagination.last": {strconv.Itoa(st.size)}})
-		if len(tail.rows) == 0 {
-			v.Add(tail.ex, "pagination.last=%d gave no rows, but the listing has %d", st.size, len(rows))
+		tail := st.MustPage(url.Values{"pagination.last": {strconv.Itoa(st.Size)}})
+		if len(tail.Rows) == 0 {
+			v.Add(tail.Ex, "pagination.last=%d gave no rows, but the listing has %d", st.Size, len(rows))
 			return 1
 		}
-		before := st.mustPage(url.Values{"pagination.last": {"1"}, "pagination.before": {tail.rows[0].cursor}})
-		if len(before.rows) == 0 {
+		before := st.MustPage(url.Values{"pagination.last": {"1"}, "pagination.before": {tail.Rows[0].Cursor}})
+		if len(before.Rows) == 0 {
 			return 0 // the listing fits in one page: no row precedes its tail
 		}
-		k := len(tail.rows)
-		p := st.mustPage(url.Values{"pagination.first": {strconv.Itoa(k)}, "pagination.after": {before.rows[0].cursor}})
-		if p.info.hasNext {
-			v.Add(p.ex, "the listing's last %d rows, asked for with exactly pagination.first=%d after %s, say hasNextPage true", len(p.rows), k, before.rows[0].ident)
+		k := len(tail.Rows)
+		p := st.MustPage(url.Values{"pagination.first": {strconv.Itoa(k)}, "pagination.after": {before.Rows[0].Cursor}})
+		if p.Info.HasNext {
+			v.Add(p.Ex, "the listing's last %d rows, asked for with exactly pagination.first=%d after %s, say hasNextPage true", len(p.Rows), k, before.Rows[0].Ident)
 		}
-		if !p.info.hasPrev {
-			v.Add(p.ex, "the listing's last page says hasPreviousPage false, but %s precedes it", before.rows[0].ident)
+		if !p.Info.HasPrev {
+			v.Add(p.Ex, "the listing's last page says hasPreviousPage false, but %s precedes it", before.Rows[0].Ident)
 		}
 		return 1
 	}
 	// The first k rows, asked for backwards from the row after them.
-	k := min(st.size, len(rows)-1)
+	k := min(st.Size, len(rows)-1)
 	if k < 1 {
 		return 0
 	}
-	p := st.mustPage(url.Values{"pagination.last": {strconv.Itoa(k)}, "pagination.before": {rows[k].cursor}})
-	got, arrived := st.cut.settle(p.rows)
+	p := st.MustPage(url.Values{"pagination.last": {strconv.Itoa(k)}, "pagination.before": {rows[k].Cursor}})
+	got, arrived := st.Cut.Settle(p.Rows)
 	if arrived {
 		return 0 // rows that arrived since the walk now lead the listing
 	}
-	if p.info.hasPrev && !st.arrived() {
-		v.Add(p.ex, "the listing's first %d rows, asked for with exactly pagination.last=%d before %s, say hasPreviousPage true", len(got), k, rows[k].ident)
+	if p.Info.HasPrev && !st.Arrived() {
+		v.Add(p.Ex, "the listing's first %d rows, asked for with exactly pagination.last=%d before %s, say hasPreviousPage true", len(got), k, rows[k].Ident)
 	}
-	if !p.info.hasNext {
-		v.Add(p.ex, "the listing's first page, asked for backwards, says hasNextPage false, but %s follows it", rows[k].ident)
+	if !p.Info.HasNext {
+		v.Add(p.Ex, "the listing's first page, asked for backwards, says hasNextPage false, but %s follows it", rows[k].Ident)
 	}
 	return 1
 }
 
 // orderProblems checks that each row of a walk stands in the right relation
 // to the next.
-func orderProblems(v *rule.Verdict, w *walk, inOrder func(a, b row) bool, what string) {
-	v.Judged(max(0, len(w.rows)-1))
-	for i := 1; i < len(w.rows); i++ {
-		a, b := w.rows[i-1], w.rows[i]
-		if a.keyErr != nil || b.keyErr != nil {
+func orderProblems(v *rule.Verdict, w *paging.Walk, inOrder func(a, b paging.Row) bool, what string) {
+	v.Judged(max(0, len(w.Rows)-1))
+	for i := 1; i < len(w.Rows); i++ {
+		a, b := w.Rows[i-1], w.Rows[i]
+		if a.KeyErr != nil || b.KeyErr != nil {
 			bad := a
-			if b.keyErr != nil {
+			if b.KeyErr != nil {
 				bad = b
 			}
-			v.Add(w.pageOf(i).ex, "row %d: %s", i, bad.ident)
+			v.Add(w.PageOf(i).Ex, "row %d: %s", i, bad.Ident)
 			return
 		}
 		if !inOrder(a, b) {
-			v.Add(w.pageOf(i).ex, "%s: row %d is %s, row %d is %s", what, i-1, a.ident, i, b.ident)
+			v.Add(w.PageOf(i).Ex, "%s: row %d is %s, row %d is %s", what, i-1, a.Ident, i, b.Ident)
 			if len(v.Problems) >= rule.MaxProblems {
 				return
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/paging"
 	"github.com/chaindata/harness/conformance/rule"
 )
 
@@ -55,7 +56,7 @@ func preflight(cfg config.Config, withTransactions bool) error {
 	}
 	cfg = cfg.WithDefaults()
 	c := client.NewClient(cfg)
-	probes := []probe{{"--base-url", cfg.BaseURL, parametersListing.path, url.Values{"pagination.first": {"1"}}}}
+	probes := []probe{{"--base-url", cfg.BaseURL, paging.ParametersListing.Path, url.Values{"pagination.first": {"1"}}}}
 	if withTransactions {
 		probes = append(probes, probe{txFlag, cfg.TransactionsURL, transactionsPath, url.Values{"first": {"1"}}})
 	}

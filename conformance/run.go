@@ -51,26 +51,12 @@ func resetSuite() {
 	declareSuite()
 }
 
-// active is the configuration the specs read. It is set before RunSpecs, by
-// Run or by the go test entry point, with the run's traffic and growth
+// setActiveConfig sets the configuration the specs read, before RunSpecs,
+// by Run or by the go test entry point, with the run's traffic and growth
 // walks afresh.
-var (
-	activeMu sync.Mutex
-	active   config.Config
-)
-
 func setActiveConfig(cfg config.Config) {
-	activeMu.Lock()
-	defer activeMu.Unlock()
-	active = cfg.WithDefaults()
-	client.ConfigureTraffic(active)
+	rule.SetActive(cfg)
 	resetGrowth()
-}
-
-func activeConfig() config.Config {
-	activeMu.Lock()
-	defer activeMu.Unlock()
-	return active
 }
 
 // RunOptions says how Run reports.

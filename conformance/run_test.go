@@ -10,6 +10,7 @@ import (
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/model"
+	"github.com/chaindata/harness/conformance/paging"
 	"github.com/chaindata/harness/conformance/report"
 )
 
@@ -23,7 +24,7 @@ func TestRunAgain(t *testing.T) {
 	}
 	// A listing of network parameters with no row: the selected rule runs
 	// and finds nothing to judge.
-	base := routes(t, map[string]http.HandlerFunc{parametersListing.path: answer(200, "application/json", paramsPage)})
+	base := routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: answer(200, "application/json", paramsPage)})
 	const filter = "PARAM-PAG-001"
 	var wg sync.WaitGroup
 	outs := make([]bytes.Buffer, 3)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/paging"
 	"github.com/chaindata/harness/conformance/rule"
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -23,23 +24,23 @@ const transactionsPath = "/transactions"
 
 // txCompare orders transactions newest first: block descending, then index
 // in block descending.
-func txCompare(a, b rowKey) int {
+func txCompare(a, b paging.RowKey) int {
 	switch {
-	case a.num != b.num:
-		if a.num > b.num {
+	case a.Num != b.Num:
+		if a.Num > b.Num {
 			return -1
 		}
 		return 1
-	case a.sub > b.sub:
+	case a.Sub > b.Sub:
 		return -1
-	case a.sub < b.sub:
+	case a.Sub < b.Sub:
 		return 1
 	}
 	return 0
 }
 
 // decodeTransactions reads a 200 answer of the transaction listing.
-func decodeTransactions(ex *client.Exchange) (*page, error) {
+func decodeTransactions(ex *client.Exchange) (*paging.Page, error) {
 	if ex.Err != nil {
 		return nil, fmt.Errorf("no response: %w", ex.Err)
 	}
@@ -55,13 +56,13 @@ func decodeTransactions(ex *client.Exchange) (*page, error) {
 	if body.Transactions == nil {
 		return nil, fmt.Errorf("body has no transactions array")
 	}
-	p := &page{ex: ex}
+	p := &paging.Page{Ex: ex}
 	for i, raw := range *body.Transactions {
 		node, err := client.DecodeObject(raw)
 		if err != nil {
 			return nil, fmt.Errorf("transactions[%d]: %w", i, err)
 		}
-		p.rows = append(p.rows, txRow(node, raw))
+		p.Rows = append(p.Rows, txRow(node, raw))
 	}
 	return p, nil
 }
@@ -70,21 +71,21 @@ func decodeTransactions(ex *client.Exchange) (*page, error) {
 // spec's fields only: its sort key is its block (and its index in the
 // block, a field the spec does not show, when it is there); it is named by
 // its cursor, or without one by its block and a digest of its content.
-func txRow(node map[string]any, raw json.RawMessage) row {
-	r := row{node: node, raw: raw}
-	r.cursor, _ = stringField(node, "cursor")
-	r.key.num, r.keyErr = uintField(node, "block")
-	if idx, err := uintField(node, "index"); err == nil {
-		r.key.sub = idx
+func txRow(node map[string]any, raw json.RawMessage) paging.Row {
+	r := paging.Row{Node: node, Raw: raw}
+	r.Cursor, _ = paging.StringField(node, "cursor")
+	r.Key.Num, r.KeyErr = paging.UintField(node, "block")
+	if idx, err := paging.UintField(node, "index"); err == nil {
+		r.Key.Sub = idx
 	}
 	switch {
-	case r.keyErr != nil:
-		r.ident = fmt.Sprintf("a transaction whose block cannot be read (%v), cursor %q", r.keyErr, r.cursor)
-	case r.cursor != "":
-		r.ident = fmt.Sprintf("transaction %s (block %d)", r.cursor, r.key.num)
+	case r.KeyErr != nil:
+		r.Ident = fmt.Sprintf("a transaction whose block cannot be read (%v), cursor %q", r.KeyErr, r.Cursor)
+	case r.Cursor != "":
+		r.Ident = fmt.Sprintf("transaction %s (block %d)", r.Cursor, r.Key.Num)
 	default:
-		sum := sha256.Sum256([]byte(compactJSON(raw)))
-		r.ident = fmt.Sprintf("transaction block=%d #%x", r.key.num, sum[:6])
+		sum := sha256.Sum256([]byte(paging.CompactJSON(raw)))
+		r.Ident = fmt.Sprintf("transaction block=%d #%x", r.Key.Num, sum[:6])
 	}
 	return r
 }
@@ -96,40 +97,40 @@ type txState struct {
 	size int
 	// down walks from the newest transaction towards the oldest; up walks
 	// back from down's oldest row towards the newest.
-	down, up *walk
+	down, up *paging.Walk
 	// cut leaves out transactions that arrive during the run.
-	cut cutoff
+	cut paging.Cutoff
 
 	mu sync.Mutex
 	// seen holds every transaction any answer has shown, once each, for
 	// rules that look for evidence beyond one walk.
-	seen      []row
+	seen      []paging.Row
 	seenIdent map[string]bool
 }
 
 func (ts *txState) setUp() {
-	ts.cfg = activeConfig()
+	ts.cfg = rule.ActiveConfig()
 	ts.c = client.NewClient(ts.cfg)
 	ts.size = ts.cfg.PageSize
 	ts.seenIdent = map[string]bool{}
-	if p, _, err := ts.page(url.Values{"first": {strconv.Itoa(ts.size)}}); err == nil && len(p.rows) < ts.size {
-		ts.size = max(1, min(ts.cfg.PageSize, (len(p.rows)+3)/4))
+	if p, _, err := ts.page(url.Values{"first": {strconv.Itoa(ts.size)}}); err == nil && len(p.Rows) < ts.size {
+		ts.size = max(1, min(ts.cfg.PageSize, (len(p.Rows)+3)/4))
 	}
 	ts.down = ts.walkDown(nil)
-	ts.cut = newCutoff(ts.down.rows, txCompare)
-	if ts.down.err == nil && len(ts.down.rows) > 0 {
-		ts.up = ts.walkUp(ts.down.rows[len(ts.down.rows)-1])
+	ts.cut = paging.NewCutoff(ts.down.Rows, txCompare)
+	if ts.down.Err == nil && len(ts.down.Rows) > 0 {
+		ts.up = ts.walkUp(ts.down.Rows[len(ts.down.Rows)-1])
 	}
 }
 
-func (ts *txState) page(q url.Values) (*page, *client.Exchange, error) {
+func (ts *txState) page(q url.Values) (*paging.Page, *client.Exchange, error) {
 	ex := ts.c.Get(ts.cfg.TransactionsURL, transactionsPath, q)
 	p, err := decodeTransactions(ex)
 	if err == nil {
 		ts.mu.Lock()
-		for _, r := range p.rows {
-			if !ts.seenIdent[r.ident] {
-				ts.seenIdent[r.ident] = true
+		for _, r := range p.Rows {
+			if !ts.seenIdent[r.Ident] {
+				ts.seenIdent[r.Ident] = true
 				ts.seen = append(ts.seen, r)
 			}
 		}
@@ -139,20 +140,20 @@ func (ts *txState) page(q url.Values) (*page, *client.Exchange, error) {
 }
 
 // seenRows returns every transaction seen so far.
-func (ts *txState) seenRows() []row {
+func (ts *txState) seenRows() []paging.Row {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return slices.Clone(ts.seen)
 }
 
-func (ts *txState) mustPage(q url.Values) *page {
+func (ts *txState) mustPage(q url.Values) *paging.Page {
 	GinkgoHelper()
 	p, ex, err := ts.page(q)
 	if err != nil {
 		if ex.Refused {
 			rule.SkipRefused(ex)
 		}
-		rule.FailRule(fmt.Sprintf("A transactions answer could not be read: %v%s\n%s", err, withHint(ex), ex.Describe()))
+		rule.FailRule(fmt.Sprintf("A transactions answer could not be read: %v%s\n%s", err, paging.WithHint(ex), ex.Describe()))
 	}
 	return p
 }
@@ -167,23 +168,23 @@ func (ts *txState) firstAloneAtItsMoment(v *rule.Verdict, k int) {
 	GinkgoHelper()
 	for range 20 {
 		a := ts.mustPage(url.Values{"first": {strconv.Itoa(k)}})
-		if len(a.rows) == 0 {
-			v.Add(a.ex, "0 rows, want %d", k)
+		if len(a.Rows) == 0 {
+			v.Add(a.Ex, "0 rows, want %d", k)
 			return
 		}
-		newer := ts.mustPage(url.Values{"first": {"1"}, "after": {a.rows[0].cursor}})
-		if len(newer.rows) > 0 {
+		newer := ts.mustPage(url.Values{"first": {"1"}, "after": {a.Rows[0].Cursor}})
+		if len(newer.Rows) > 0 {
 			continue // a block landed in between: ask again
 		}
-		v.Judged(len(a.rows))
-		if len(a.rows) != k {
-			v.Add(a.ex, "%d rows, want %d", len(a.rows), k)
+		v.Judged(len(a.Rows))
+		if len(a.Rows) != k {
+			v.Add(a.Ex, "%d rows, want %d", len(a.Rows), k)
 		}
 		if k > 1 {
-			older := ts.mustPage(url.Values{"last": {strconv.Itoa(k - 1)}, "before": {a.rows[0].cursor}})
-			if d := diffPrefix("answer after its newest row", a.rows[1:], true,
-				fmt.Sprintf("rows just older than it (last=%d&before=%s)", k-1, a.rows[0].cursor), older.rows, true); d != "" {
-				v.Add(a.ex, "%s", d)
+			older := ts.mustPage(url.Values{"last": {strconv.Itoa(k - 1)}, "before": {a.Rows[0].Cursor}})
+			if d := paging.DiffPrefix("answer after its newest row", a.Rows[1:], true,
+				fmt.Sprintf("rows just older than it (last=%d&before=%s)", k-1, a.Rows[0].Cursor), older.Rows, true); d != "" {
+				v.Add(a.Ex, "%s", d)
 			}
 		}
 		return
@@ -192,64 +193,64 @@ func (ts *txState) firstAloneAtItsMoment(v *rule.Verdict, k int) {
 
 // walkDown fetches first=size, then last=size&before=<oldest row> until a
 // page is short or the page bound is reached.
-func (ts *txState) walkDown(q url.Values) *walk {
-	w := &walk{what: fmt.Sprintf("walk from the newest transaction to the oldest (first=%d, then last=%d&before=C%s)", ts.size, ts.size, describeQuery(q))}
-	pq := with(q, "first", strconv.Itoa(ts.size))
+func (ts *txState) walkDown(q url.Values) *paging.Walk {
+	w := &paging.Walk{What: fmt.Sprintf("walk from the newest transaction to the oldest (first=%d, then last=%d&before=C%s)", ts.size, ts.size, paging.DescribeQuery(q))}
+	pq := paging.With(q, "first", strconv.Itoa(ts.size))
 	for i := 0; i < ts.cfg.MaxPages; i++ {
 		p, ex, err := ts.page(pq)
 		if err != nil {
-			w.err, w.errEx = fmt.Errorf("page %d: %w%s", i+1, err, withHint(ex)), ex
+			w.Err, w.ErrEx = fmt.Errorf("page %d: %w%s", i+1, err, paging.WithHint(ex)), ex
 			return w
 		}
-		w.pages = append(w.pages, p)
-		w.rows = append(w.rows, p.rows...)
-		if len(p.rows) < ts.size {
-			w.complete = true
+		w.Pages = append(w.Pages, p)
+		w.Rows = append(w.Rows, p.Rows...)
+		if len(p.Rows) < ts.size {
+			w.Complete = true
 			return w
 		}
-		oldest := p.rows[len(p.rows)-1]
-		if oldest.cursor == "" {
-			w.err, w.errEx = fmt.Errorf("page %d: %s has no cursor to page on with", i+1, oldest.ident), ex
+		oldest := p.Rows[len(p.Rows)-1]
+		if oldest.Cursor == "" {
+			w.Err, w.ErrEx = fmt.Errorf("page %d: %s has no cursor to page on with", i+1, oldest.Ident), ex
 			return w
 		}
-		pq = with(q, "last", strconv.Itoa(ts.size), "before", oldest.cursor)
+		pq = paging.With(q, "last", strconv.Itoa(ts.size), "before", oldest.Cursor)
 	}
 	return w
 }
 
 // walkUp fetches first=size&after=<newest row> from the anchor until a page
 // is short or the page bound is reached. Its rows come out newest first.
-func (ts *txState) walkUp(anchor row) *walk {
-	w := &walk{what: fmt.Sprintf("walk from %s up to the newest (first=%d&after=C)", anchor.ident, ts.size)}
-	cursor := anchor.cursor
+func (ts *txState) walkUp(anchor paging.Row) *paging.Walk {
+	w := &paging.Walk{What: fmt.Sprintf("walk from %s up to the newest (first=%d&after=C)", anchor.Ident, ts.size)}
+	cursor := anchor.Cursor
 	for i := 0; i < ts.cfg.MaxPages; i++ {
 		p, ex, err := ts.page(url.Values{"first": {strconv.Itoa(ts.size)}, "after": {cursor}})
 		if err != nil {
-			w.err, w.errEx = fmt.Errorf("page %d: %w%s", i+1, err, withHint(ex)), ex
+			w.Err, w.ErrEx = fmt.Errorf("page %d: %w%s", i+1, err, paging.WithHint(ex)), ex
 			return w
 		}
-		w.pages = append(w.pages, p)
-		w.rows = append(append([]row(nil), p.rows...), w.rows...)
-		if len(p.rows) < ts.size {
-			w.complete = true
+		w.Pages = append(w.Pages, p)
+		w.Rows = append(append([]paging.Row(nil), p.Rows...), w.Rows...)
+		if len(p.Rows) < ts.size {
+			w.Complete = true
 			return w
 		}
-		if p.rows[0].cursor == "" || p.rows[0].cursor == cursor {
-			w.err, w.errEx = fmt.Errorf("page %d: its newest row has cursor %q, which does not move the walk on", i+1, p.rows[0].cursor), ex
+		if p.Rows[0].Cursor == "" || p.Rows[0].Cursor == cursor {
+			w.Err, w.ErrEx = fmt.Errorf("page %d: its newest row has cursor %q, which does not move the walk on", i+1, p.Rows[0].Cursor), ex
 			return w
 		}
-		cursor = p.rows[0].cursor
+		cursor = p.Rows[0].Cursor
 	}
 	return w
 }
 
-func (ts *txState) rows(n int) []row {
+func (ts *txState) rows(n int) []paging.Row {
 	GinkgoHelper()
-	failWalk(ts.down)
-	if len(ts.down.rows) < n {
-		rule.Skipf("the transaction listing has %d rows; this rule needs at least %d", len(ts.down.rows), n)
+	paging.FailWalk(ts.down)
+	if len(ts.down.Rows) < n {
+		rule.Skipf("the transaction listing has %d rows; this rule needs at least %d", len(ts.down.Rows), n)
 	}
-	return ts.down.rows
+	return ts.down.Rows
 }
 
 // transactionsRules are the rules of the transactions listing (see
@@ -272,21 +273,21 @@ func txPagingRules(ts *txState) {
 	rule.Define("rows are newest to oldest: block never increases from row to row", rule.CiteTxOrder, func() {
 		ts.rows(2)
 		v := rule.NewVerdict("transactions from newest to oldest")
-		orderProblems(v, ts.down, func(a, b row) bool { return a.key.num >= b.key.num }, "block increases")
+		orderProblems(v, ts.down, func(a, b paging.Row) bool { return a.Key.Num >= b.Key.Num }, "block increases")
 		v.Check()
 	})
 
 	rule.Define(`rows are strictly ordered by block then index, newest first, and each cursor is "<block>.<index>"`, rule.Should, func() {
 		ts.rows(1)
 		v := rule.NewVerdict(`(block, index) strictly descending, and cursor = "<block>.<index>"`)
-		orderProblems(v, ts.down, func(a, b row) bool { return txCompare(a.key, b.key) < 0 }, "out of order")
-		for i, r := range ts.down.rows {
-			if _, err := uintField(r.node, "index"); err != nil {
-				v.Add(ts.down.pageOf(i).ex, "%s has no index: %v", r.ident, err)
+		orderProblems(v, ts.down, func(a, b paging.Row) bool { return txCompare(a.Key, b.Key) < 0 }, "out of order")
+		for i, r := range ts.down.Rows {
+			if _, err := paging.UintField(r.Node, "index"); err != nil {
+				v.Add(ts.down.PageOf(i).Ex, "%s has no index: %v", r.Ident, err)
 				break
 			}
-			if r.keyErr == nil && r.cursor != fmt.Sprintf("%d.%d", r.key.num, r.key.sub) {
-				v.Add(ts.down.pageOf(i).ex, "%s has cursor %q", r.ident, r.cursor)
+			if r.KeyErr == nil && r.Cursor != fmt.Sprintf("%d.%d", r.Key.Num, r.Key.Sub) {
+				v.Add(ts.down.PageOf(i).Ex, "%s has cursor %q", r.Ident, r.Cursor)
 				break
 			}
 		}
@@ -297,41 +298,41 @@ func txPagingRules(ts *txState) {
 		rows := ts.rows(1)
 		v := rule.NewVerdict("every transaction once in a walk")
 		v.Judged(len(rows))
-		if msg, i := repeats(rows); msg != "" {
-			v.Add(ts.down.pageOf(i).ex, "the %s repeats rows:\n%s\n  the first repeat is on this page:", ts.down.what, msg)
+		if msg, i := paging.Repeats(rows); msg != "" {
+			v.Add(ts.down.PageOf(i).Ex, "the %s repeats rows:\n%s\n  the first repeat is on this page:", ts.down.What, msg)
 		}
 		v.Check()
 	})
 
 	rule.Define("walking up (first/after) gives the same rows as walking down (last/before)", rule.CiteTxFirst, func() {
 		rows := ts.rows(2)
-		failWalk(ts.up)
+		paging.FailWalk(ts.up)
 		v := rule.NewVerdict("first=N&after=C pages from the oldest row reached back up to the newest, through the rows of the walk down")
 		v.Judged(len(rows) - 1)
-		got, _ := ts.cut.settle(ts.up.rows)
-		walkDiff(v, ts.up, got, ts.down, rows[:len(rows)-1])
+		got, _ := ts.cut.Settle(ts.up.Rows)
+		paging.WalkDiff(v, ts.up, got, ts.down, rows[:len(rows)-1])
 		v.Check()
 	})
 
 	rule.Define("first=N and last=N return N rows while enough rows remain", rule.CiteTxFirst, func() {
 		rows := ts.rows(1)
 		v := rule.NewVerdict("exactly N rows for first=N or last=N, fewer only at the end of the listing")
-		v.Judged(len(ts.down.pages))
-		for i, p := range ts.down.pages {
-			final := i == len(ts.down.pages)-1 && ts.down.complete
-			if len(p.rows) != ts.size && !(final && len(p.rows) < ts.size) {
-				v.Add(p.ex, "page %d of the %s has %d rows, want %d", i+1, ts.down.what, len(p.rows), ts.size)
+		v.Judged(len(ts.down.Pages))
+		for i, p := range ts.down.Pages {
+			final := i == len(ts.down.Pages)-1 && ts.down.Complete
+			if len(p.Rows) != ts.size && !(final && len(p.Rows) < ts.size) {
+				v.Add(p.Ex, "page %d of the %s has %d rows, want %d", i+1, ts.down.What, len(p.Rows), ts.size)
 			}
 		}
 		for _, n := range []int{1, 3} {
-			if n > len(rows) && ts.down.complete || n > ts.cfg.PageSize {
+			if n > len(rows) && ts.down.Complete || n > ts.cfg.PageSize {
 				break
 			}
 			for _, name := range []string{"first", "last"} {
 				p := ts.mustPage(url.Values{name: {strconv.Itoa(n)}})
 				v.Judged(1)
-				if len(p.rows) != n {
-					v.Add(p.ex, "%s=%d gave %d rows", name, n, len(p.rows))
+				if len(p.Rows) != n {
+					v.Add(p.Ex, "%s=%d gave %d rows", name, n, len(p.Rows))
 				}
 			}
 		}
@@ -344,12 +345,12 @@ func txPagingRules(ts *txState) {
 		v := rule.NewVerdict("first=%d to give the %d newest transactions", k, k)
 		p := ts.mustPage(url.Values{"first": {strconv.Itoa(k)}})
 		// Transactions that arrived since the walk began push older ones out.
-		got, arrived := ts.cut.settle(p.rows)
+		got, arrived := ts.cut.Settle(p.Rows)
 		v.Judged(len(got))
-		if d := diffPrefix("answer", got, !arrived, ts.down.what, rows[:k], true); d != "" {
-			v.Add(p.ex, "%s", d)
+		if d := paging.DiffPrefix("answer", got, !arrived, ts.down.What, rows[:k], true); d != "" {
+			v.Add(p.Ex, "%s", d)
 		}
-		if len(got) == 0 && len(p.rows) > 0 {
+		if len(got) == 0 && len(p.Rows) > 0 {
 			ts.firstAloneAtItsMoment(v, k)
 		}
 		v.Check()
@@ -360,25 +361,25 @@ func txPagingRules(ts *txState) {
 		k := min(3, len(rows))
 		v := rule.NewVerdict("last=%d to give the %d oldest transactions, ordered newest to oldest", k, k)
 		p := ts.mustPage(url.Values{"last": {strconv.Itoa(k)}})
-		v.Judged(len(p.rows))
-		if ts.down.complete {
-			if d := diffPrefix("answer", p.rows, true, "end of the "+ts.down.what, rows[len(rows)-k:], true); d != "" {
-				v.Add(p.ex, "%s", d)
+		v.Judged(len(p.Rows))
+		if ts.down.Complete {
+			if d := paging.DiffPrefix("answer", p.Rows, true, "end of the "+ts.down.What, rows[len(rows)-k:], true); d != "" {
+				v.Add(p.Ex, "%s", d)
 			}
-		} else if len(p.rows) > 0 {
-			oldest := p.rows[len(p.rows)-1]
-			older := ts.mustPage(url.Values{"last": {"1"}, "before": {oldest.cursor}})
-			if len(older.rows) > 0 {
-				v.Add(p.ex, "%s is older than the answer's oldest row %s", older.rows[0].ident, oldest.ident)
+		} else if len(p.Rows) > 0 {
+			oldest := p.Rows[len(p.Rows)-1]
+			older := ts.mustPage(url.Values{"last": {"1"}, "before": {oldest.Cursor}})
+			if len(older.Rows) > 0 {
+				v.Add(p.Ex, "%s is older than the answer's oldest row %s", older.Rows[0].Ident, oldest.Ident)
 			}
-			for i := 1; i < len(p.rows); i++ {
-				if txCompare(p.rows[i-1].key, p.rows[i].key) > 0 {
-					v.Add(p.ex, "row %d (%s) is newer than row %d (%s)", i, p.rows[i].ident, i-1, p.rows[i-1].ident)
+			for i := 1; i < len(p.Rows); i++ {
+				if txCompare(p.Rows[i-1].Key, p.Rows[i].Key) > 0 {
+					v.Add(p.Ex, "row %d (%s) is newer than row %d (%s)", i, p.Rows[i].Ident, i-1, p.Rows[i-1].Ident)
 				}
 			}
 		}
-		if len(p.rows) != k {
-			v.Add(p.ex, "%d rows, want %d", len(p.rows), k)
+		if len(p.Rows) != k {
+			v.Add(p.Ex, "%d rows, want %d", len(p.Rows), k)
 		}
 		v.Check()
 	})
@@ -387,17 +388,17 @@ func txPagingRules(ts *txState) {
 		rows := ts.rows(2)
 		k := min(3, ts.size)
 		v := rule.NewVerdict("first=%d&after=C to give the %d transactions closest to C that are newer than it, newest to oldest", k, k)
-		for _, i := range resumeAnchors(len(rows)) {
+		for _, i := range paging.ResumeAnchors(len(rows)) {
 			i++
 			if i >= len(rows) {
 				continue
 			}
 			want := rows[max(0, i-k):i]
-			p := ts.mustPage(url.Values{"first": {strconv.Itoa(k)}, "after": {rows[i].cursor}})
+			p := ts.mustPage(url.Values{"first": {strconv.Itoa(k)}, "after": {rows[i].Cursor}})
 			v.Judged(1)
-			got, _ := ts.cut.settle(p.rows)
-			if d := diffPrefix("answer after "+rows[i].ident, got, true, ts.down.what, want, true); d != "" {
-				v.Add(p.ex, "%s", d)
+			got, _ := ts.cut.Settle(p.Rows)
+			if d := paging.DiffPrefix("answer after "+rows[i].Ident, got, true, ts.down.What, want, true); d != "" {
+				v.Add(p.Ex, "%s", d)
 			}
 		}
 		v.Check()
@@ -407,13 +408,13 @@ func txPagingRules(ts *txState) {
 		rows := ts.rows(2)
 		k := min(3, ts.size)
 		v := rule.NewVerdict("last=%d&before=C to give the %d transactions closest to C that are older than it, newest to oldest", k, k)
-		for _, i := range resumeAnchors(len(rows)) {
+		for _, i := range paging.ResumeAnchors(len(rows)) {
 			want := rows[i+1 : min(len(rows), i+1+k)]
-			complete := ts.down.complete || i+1+k <= len(rows)
-			p := ts.mustPage(url.Values{"last": {strconv.Itoa(k)}, "before": {rows[i].cursor}})
+			complete := ts.down.Complete || i+1+k <= len(rows)
+			p := ts.mustPage(url.Values{"last": {strconv.Itoa(k)}, "before": {rows[i].Cursor}})
 			v.Judged(1)
-			if d := diffPrefix("answer before "+rows[i].ident, p.rows, true, ts.down.what, want, complete); d != "" {
-				v.Add(p.ex, "%s", d)
+			if d := paging.DiffPrefix("answer before "+rows[i].Ident, p.Rows, true, ts.down.What, want, complete); d != "" {
+				v.Add(p.Ex, "%s", d)
 			}
 		}
 		v.Check()
@@ -426,10 +427,10 @@ func txPagingRules(ts *txState) {
 		i := len(rows) / 4
 		j := min(len(rows)-1, i+1+min(11, ts.cfg.PageSize))
 		v := rule.NewVerdict("before=A&after=B to give the transactions older than A and newer than B")
-		p := ts.mustPage(url.Values{"before": {rows[i].cursor}, "after": {rows[j].cursor}})
+		p := ts.mustPage(url.Values{"before": {rows[i].Cursor}, "after": {rows[j].Cursor}})
 		v.Judged(j - i - 1)
-		if d := diffPrefix("answer", p.rows, true, ts.down.what, rows[i+1:j], true); d != "" {
-			v.Add(p.ex, "%s", d)
+		if d := paging.DiffPrefix("answer", p.Rows, true, ts.down.What, rows[i+1:j], true); d != "" {
+			v.Add(p.Ex, "%s", d)
 		}
 		v.Check()
 	})
@@ -438,11 +439,11 @@ func txPagingRules(ts *txState) {
 		rows := ts.rows(1)
 		v := rule.NewVerdict("the 50 newest transactions when neither first, last, before nor after is given")
 		p := ts.mustPage(nil)
-		v.Judged(len(p.rows))
+		v.Judged(len(p.Rows))
 		want := rows[:min(50, len(rows))]
-		got, arrived := ts.cut.settle(p.rows)
-		if d := diffPrefix("answer", got, !arrived, ts.down.what, want, ts.down.complete || len(rows) >= 50); d != "" {
-			v.Add(p.ex, "%s", d)
+		got, arrived := ts.cut.Settle(p.Rows)
+		if d := paging.DiffPrefix("answer", got, !arrived, ts.down.What, want, ts.down.Complete || len(rows) >= 50); d != "" {
+			v.Add(p.Ex, "%s", d)
 		}
 		v.Check()
 	})
@@ -452,15 +453,15 @@ func txPagingRules(ts *txState) {
 		i := len(rows) / 2
 		v := rule.NewVerdict("before=C alone to give the 50 transactions just older than C, after=C alone the 50 just newer")
 		v.Judged(2)
-		p := ts.mustPage(url.Values{"before": {rows[i].cursor}})
+		p := ts.mustPage(url.Values{"before": {rows[i].Cursor}})
 		want := rows[i+1 : min(len(rows), i+51)]
-		if d := diffPrefix("answer before "+rows[i].ident, p.rows, true, ts.down.what, want, ts.down.complete || i+51 <= len(rows)); d != "" {
-			v.Add(p.ex, "%s", d)
+		if d := paging.DiffPrefix("answer before "+rows[i].Ident, p.Rows, true, ts.down.What, want, ts.down.Complete || i+51 <= len(rows)); d != "" {
+			v.Add(p.Ex, "%s", d)
 		}
-		p = ts.mustPage(url.Values{"after": {rows[i].cursor}})
-		got, _ := ts.cut.settle(p.rows)
-		if d := diffPrefix("answer after "+rows[i].ident, got, true, ts.down.what, rows[max(0, i-50):i], true); d != "" {
-			v.Add(p.ex, "%s", d)
+		p = ts.mustPage(url.Values{"after": {rows[i].Cursor}})
+		got, _ := ts.cut.Settle(p.Rows)
+		if d := paging.DiffPrefix("answer after "+rows[i].Ident, got, true, ts.down.What, rows[max(0, i-50):i], true); d != "" {
+			v.Add(p.Ex, "%s", d)
 		}
 		v.Check()
 	})
@@ -476,7 +477,7 @@ type txFilter struct {
 	// query chooses the filter's parameters from the rows seen, or says why
 	// they hold nothing to choose; known, when set, is a row the filtered
 	// listing must hold.
-	query func(rows []row) (q url.Values, known *row, why string)
+	query func(rows []paging.Row) (q url.Values, known *paging.Row, why string)
 	match func(node map[string]any, q url.Values) bool
 	// more, when set, is a query whose walk adds rows to choose from when
 	// the rows seen have none that fit.
@@ -484,10 +485,10 @@ type txFilter struct {
 }
 
 // typesByCount lists the command types of rows, most frequent first.
-func typesByCount(rows []row) []string {
+func typesByCount(rows []paging.Row) []string {
 	counts := map[string]int{}
 	for _, r := range rows {
-		if t, err := stringField(r.node, "type"); err == nil {
+		if t, err := paging.StringField(r.Node, "type"); err == nil {
 			counts[t]++
 		}
 	}
@@ -533,12 +534,12 @@ func destinations(v any) []string {
 }
 
 func txType(n map[string]any) string {
-	t, _ := stringField(n, "type")
+	t, _ := paging.StringField(n, "type")
 	return t
 }
 
 func txSubmitter(n map[string]any) string {
-	s, _ := stringField(n, "submitter")
+	s, _ := paging.StringField(n, "submitter")
 	return s
 }
 
@@ -555,11 +556,11 @@ func txMatchesParty(n map[string]any, parties []string) bool {
 }
 
 // missingField returns the first of the fields that no row carries, or "".
-func missingField(rows []row, fields []string) string {
+func missingField(rows []paging.Row, fields []string) string {
 	for _, f := range fields {
 		found := false
 		for _, r := range rows {
-			if _, err := stringField(r.node, f); err == nil {
+			if _, err := paging.StringField(r.Node, f); err == nil {
 				found = true
 				break
 			}
@@ -578,8 +579,8 @@ var (
 )
 
 func txFilters() []txFilter {
-	types := func(n int) func(rows []row) ([]string, string) {
-		return func(rows []row) ([]string, string) {
+	types := func(n int) func(rows []paging.Row) ([]string, string) {
+		return func(rows []paging.Row) ([]string, string) {
 			ts := typesByCount(rows)
 			if len(ts) < n {
 				return nil, fmt.Sprintf("the walk has %d command types, the filter needs %d", len(ts), n)
@@ -587,8 +588,8 @@ func txFilters() []txFilter {
 			return ts, ""
 		}
 	}
-	byType := func(param string, pick func(ts []string) []string, n int) func(rows []row) (url.Values, *row, string) {
-		return func(rows []row) (url.Values, *row, string) {
+	byType := func(param string, pick func(ts []string) []string, n int) func(rows []paging.Row) (url.Values, *paging.Row, string) {
+		return func(rows []paging.Row) (url.Values, *paging.Row, string) {
 			ts, why := types(n)(rows)
 			if why != "" {
 				return nil, nil, why
@@ -609,17 +610,17 @@ func txFilters() []txFilter {
 		{name: "excludeCmdTypes with two types", lvl: citeExclude, needs: []string{"type"},
 			query: byType("excludeCmdTypes", func(ts []string) []string { return ts[0:2] }, 3), match: notInTypes},
 		{name: "parties naming a submitter", lvl: citeParties, needs: []string{"submitter"},
-			query: func(rows []row) (url.Values, *row, string) {
+			query: func(rows []paging.Row) (url.Values, *paging.Row, string) {
 				if len(rows) == 0 {
 					return nil, nil, "no transaction to take a submitter from"
 				}
-				return url.Values{"parties": {txSubmitter(rows[len(rows)/2].node)}}, nil, ""
+				return url.Values{"parties": {txSubmitter(rows[len(rows)/2].Node)}}, nil, ""
 			}, match: party},
 		{name: "parties naming two submitters", lvl: citeParties, needs: []string{"submitter"},
-			query: func(rows []row) (url.Values, *row, string) {
+			query: func(rows []paging.Row) (url.Values, *paging.Row, string) {
 				var ps []string
 				for _, r := range rows {
-					if s := txSubmitter(r.node); s != "" && !slices.Contains(ps, s) {
+					if s := txSubmitter(r.Node); s != "" && !slices.Contains(ps, s) {
 						ps = append(ps, s)
 					}
 					if len(ps) == 2 {
@@ -632,10 +633,10 @@ func txFilters() []txFilter {
 		// only be told from one that names it as submitter by the
 		// submitter field.
 		{name: "parties naming the receiver of a governance transfer", lvl: citeParties, needs: []string{"submitter"},
-			query: func(rows []row) (url.Values, *row, string) {
+			query: func(rows []paging.Row) (url.Values, *paging.Row, string) {
 				for i, r := range rows {
-					for _, d := range destinations(r.node["command"]) {
-						if d != txSubmitter(r.node) {
+					for _, d := range destinations(r.Node["command"]) {
+						if d != txSubmitter(r.Node) {
 							return url.Values{"parties": {d}}, &rows[i], ""
 						}
 					}
@@ -659,12 +660,12 @@ func txFilterRules(ts *txState) {
 			walks[f.name] = fw
 			// Evidence is looked for in every transaction any answer has
 			// shown, not only in the unfiltered walk.
-			if missing := missingField(ts.down.rows, f.needs); missing != "" {
+			if missing := missingField(ts.down.Rows, f.needs); missing != "" {
 				fw.skip = fmt.Sprintf("cannot be judged: the deployment's transactions carry no %q field, which the spec does not show and this filter is judged by (the reference-shape rule reports it)", missing)
 			} else {
 				fw.q, fw.known, fw.skip = f.query(ts.seenRows())
 				if fw.skip != "" && f.more != nil {
-					if extra := ts.walkDown(f.more); extra.err == nil {
+					if extra := ts.walkDown(f.more); extra.Err == nil {
 						fw.q, fw.known, fw.skip = f.query(ts.seenRows())
 					}
 				}
@@ -676,7 +677,7 @@ func txFilterRules(ts *txState) {
 		if fw.skip != "" {
 			rule.Skipf("%s", fw.skip)
 		}
-		failWalk(fw.w)
+		paging.FailWalk(fw.w)
 		return fw
 	}
 	entries := func(table string) []TableEntry {
@@ -691,11 +692,11 @@ func txFilterRules(ts *txState) {
 	DescribeTable(onlyMatching, func(f txFilter) {
 		fw := walkFor(f)
 		v := rule.NewVerdict("every transaction of the answer to %s to match it", fw.q.Encode())
-		v.Judged(len(fw.w.rows))
+		v.Judged(len(fw.w.Rows))
 		v.NoneBecause("the answer to %s holds no transaction", fw.q.Encode())
-		for i, r := range fw.w.rows {
-			if !f.match(r.node, fw.q) {
-				v.Add(fw.w.pageOf(i).ex, "%s (type %q, submitter %s) does not match %s", r.ident, txType(r.node), txSubmitter(r.node), fw.q.Encode())
+		for i, r := range fw.w.Rows {
+			if !f.match(r.Node, fw.q) {
+				v.Add(fw.w.PageOf(i).Ex, "%s (type %q, submitter %s) does not match %s", r.Ident, txType(r.Node), txSubmitter(r.Node), fw.q.Encode())
 				if len(v.Problems) >= rule.MaxProblems {
 					break
 				}
@@ -708,14 +709,14 @@ func txFilterRules(ts *txState) {
 	DescribeTable(exactlyMatching, func(f txFilter) {
 		fw := walkFor(f)
 		v := rule.NewVerdict("the answer to %s to be the matching subset of the unfiltered listing (within the rows both walks reached), holding every matching transaction the suite has seen", fw.q.Encode())
-		v.Judged(len(ts.down.rows))
-		if d := subsetDiff(txCompare, ts.cut, fw.w, ts.down, func(r row) bool { return f.match(r.node, fw.q) }); d != "" {
-			v.Add(fw.w.pages[0].ex, "%s\n  the filtered walk's first page:", d)
+		v.Judged(len(ts.down.Rows))
+		if d := paging.SubsetDiff(txCompare, ts.cut, fw.w, ts.down, func(r paging.Row) bool { return f.match(r.Node, fw.q) }); d != "" {
+			v.Add(fw.w.Pages[0].Ex, "%s\n  the filtered walk's first page:", d)
 		}
 		if fw.known != nil {
 			v.Judged(1)
 			if problem := missingKnownRow(fw.w, *fw.known); problem != "" {
-				v.Add(fw.w.pages[0].ex, "%s\n  the filtered walk's first page:", problem)
+				v.Add(fw.w.Pages[0].Ex, "%s\n  the filtered walk's first page:", problem)
 			}
 		}
 		v.Check()
@@ -724,30 +725,30 @@ func txFilterRules(ts *txState) {
 
 // missingKnownRow says when a filtered walk lacks a row known to match it,
 // though the walk reached past where the row stands.
-func missingKnownRow(w *walk, known row) string {
-	for _, r := range w.rows {
-		if r.ident == known.ident {
+func missingKnownRow(w *paging.Walk, known paging.Row) string {
+	for _, r := range w.Rows {
+		if r.Ident == known.Ident {
 			return ""
 		}
 	}
-	reached := w.complete
-	if !reached && len(w.rows) > 0 && known.keyErr == nil {
-		last := w.rows[len(w.rows)-1]
-		reached = last.keyErr == nil && txCompare(last.key, known.key) > 0
+	reached := w.Complete
+	if !reached && len(w.Rows) > 0 && known.KeyErr == nil {
+		last := w.Rows[len(w.Rows)-1]
+		reached = last.KeyErr == nil && txCompare(last.Key, known.Key) > 0
 	}
 	if !reached {
 		return ""
 	}
-	return fmt.Sprintf("%s matches the filter (seen elsewhere in the listing), but the filtered answer does not hold it (%d rows, %s)", known.ident, len(w.rows), map[bool]string{true: "to the end of the listing", false: "past where it stands"}[w.complete])
+	return fmt.Sprintf("%s matches the filter (seen elsewhere in the listing), but the filtered answer does not hold it (%d rows, %s)", known.Ident, len(w.Rows), map[bool]string{true: "to the end of the listing", false: "past where it stands"}[w.Complete])
 }
 
 func txErrorRules(ts *txState) {
 	cursors := func(ts *txState) (newer, older string, why string) {
-		if ts.down.err != nil || len(ts.down.rows) < 3 {
+		if ts.down.Err != nil || len(ts.down.Rows) < 3 {
 			return "", "", "the transaction walk has fewer than 3 rows"
 		}
-		r := ts.down.rows
-		return r[0].cursor, r[2].cursor, ""
+		r := ts.down.Rows
+		return r[0].Cursor, r[2].Cursor, ""
 	}
 	withCursors := func(build func(newer, older string) url.Values) func(*txState) (url.Values, string) {
 		return func(ts *txState) (url.Values, string) {
@@ -759,7 +760,7 @@ func txErrorRules(ts *txState) {
 		}
 	}
 	fixed := func(pairs ...string) func(*txState) (url.Values, string) {
-		return func(*txState) (url.Values, string) { return with(nil, pairs...), "" }
+		return func(*txState) (url.Values, string) { return paging.With(nil, pairs...), "" }
 	}
 	type txBad struct {
 		badRequest[*txState]
@@ -778,11 +779,11 @@ func txErrorRules(ts *txState) {
 		{badRequest[*txState]{"first together with last", fixed("first", "5", "last", "5")}, rule.Should},
 		{badRequest[*txState]{"a malformed cursor", fixed("before", "not-a-cursor")}, rule.Should},
 		{badRequest[*txState]{"a cursor from a paged listing", func(ts *txState) (url.Values, string) {
-			p, _, err := walker{c: ts.c, l: snapshotsListing}.page(url.Values{"pagination.first": {"1"}})
-			if err != nil || len(p.rows) == 0 {
+			p, _, err := paging.Walker{Client: ts.c, Listing: paging.SnapshotsListing}.Page(url.Values{"pagination.first": {"1"}})
+			if err != nil || len(p.Rows) == 0 {
 				return nil, "the snapshots listing gave no cursor to borrow"
 			}
-			return url.Values{"before": {p.rows[0].cursor}}, ""
+			return url.Values{"before": {p.Rows[0].Cursor}}, ""
 		}}, rule.Should},
 		{badRequest[*txState]{"before and after that do not form a window (after newer than before)", withCursors(func(newer, older string) url.Values {
 			return url.Values{"before": {older}, "after": {newer}}

@@ -1,4 +1,4 @@
-package conformance
+package paging
 
 import (
 	"fmt"
@@ -8,10 +8,10 @@ import (
 )
 
 // rowsOf makes rows keyed by block height (snapshot-like) in the given order.
-func rowsOf(heights ...uint64) []row {
-	out := make([]row, len(heights))
+func rowsOf(heights ...uint64) []Row {
+	out := make([]Row, len(heights))
 	for i, h := range heights {
-		out[i] = row{key: rowKey{num: h}, ident: fmt.Sprintf("h%d", h), cursor: fmt.Sprintf("c%d", h)}
+		out[i] = Row{Key: RowKey{Num: h}, Ident: fmt.Sprintf("h%d", h), Cursor: fmt.Sprintf("c%d", h)}
 	}
 	return out
 }
@@ -19,7 +19,7 @@ func rowsOf(heights ...uint64) []row {
 func TestDiffPrefix(t *testing.T) {
 	tests := []struct {
 		name                      string
-		got, want                 []row
+		got, want                 []Row
 		gotComplete, wantComplete bool
 		wantDiff                  string // "" for agreement, else a part of the message
 	}{
@@ -32,7 +32,7 @@ func TestDiffPrefix(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := diffPrefix("got", tc.got, tc.gotComplete, "want", tc.want, tc.wantComplete)
+			d := DiffPrefix("got", tc.got, tc.gotComplete, "want", tc.want, tc.wantComplete)
 			if tc.wantDiff == "" && d != "" {
 				t.Errorf("want agreement, got %q", d)
 			}
@@ -44,21 +44,21 @@ func TestDiffPrefix(t *testing.T) {
 }
 
 func TestSubsetDiffStaysWithinTheWalksReach(t *testing.T) {
-	even := func(r row) bool { return r.key.num%2 == 0 }
-	unfiltered := &walk{rows: rowsOf(9, 8, 7, 6, 5, 4), complete: false} // cut short at 4
+	even := func(r Row) bool { return r.Key.Num%2 == 0 }
+	unfiltered := &Walk{Rows: rowsOf(9, 8, 7, 6, 5, 4), Complete: false} // cut short at 4
 	tests := []struct {
 		name     string
-		filtered *walk
+		filtered *Walk
 		wantDiff bool
 	}{
-		{"matching subset, beyond the unfiltered reach too", &walk{rows: rowsOf(8, 6, 4, 2, 0), complete: true}, false},
-		{"a matching row missing", &walk{rows: rowsOf(8, 4, 2), complete: true}, true},
-		{"a row that does not belong", &walk{rows: rowsOf(8, 7, 6, 4), complete: true}, true},
-		{"filtered walk cut short", &walk{rows: rowsOf(8, 6), complete: false}, false},
+		{"matching subset, beyond the unfiltered reach too", &Walk{Rows: rowsOf(8, 6, 4, 2, 0), Complete: true}, false},
+		{"a matching row missing", &Walk{Rows: rowsOf(8, 4, 2), Complete: true}, true},
+		{"a row that does not belong", &Walk{Rows: rowsOf(8, 7, 6, 4), Complete: true}, true},
+		{"filtered walk cut short", &Walk{Rows: rowsOf(8, 6), Complete: false}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := subsetDiff(snapshotsListing.compare, cutoff{}, tc.filtered, unfiltered, even)
+			d := SubsetDiff(SnapshotsListing.Compare, Cutoff{}, tc.filtered, unfiltered, even)
 			if (d != "") != tc.wantDiff {
 				t.Errorf("difference %q, want one: %v", d, tc.wantDiff)
 			}
@@ -67,40 +67,40 @@ func TestSubsetDiffStaysWithinTheWalksReach(t *testing.T) {
 }
 
 func TestPageFlagProblems(t *testing.T) {
-	pageOf := func(hasPrev, hasNext bool, heights ...uint64) *page {
-		return &page{ex: &client.Exchange{URL: "u"}, rows: rowsOf(heights...), info: pageInfo{hasPrev: hasPrev, hasNext: hasNext}}
+	pageOf := func(hasPrev, hasNext bool, heights ...uint64) *Page {
+		return &Page{Ex: &client.Exchange{URL: "u"}, Rows: rowsOf(heights...), Info: pageInfo{HasPrev: hasPrev, HasNext: hasNext}}
 	}
 	refOf := func(complete bool, heights ...uint64) listingRef {
-		ref := listingRef{rows: rowsOf(heights...), complete: complete, index: map[string]int{}}
-		for i, r := range ref.rows {
-			ref.index[r.ident] = i
+		ref := listingRef{Rows: rowsOf(heights...), complete: complete, index: map[string]int{}}
+		for i, r := range ref.Rows {
+			ref.index[r.Ident] = i
 		}
 		return ref
 	}
 	full := refOf(true, 5, 4, 3, 2, 1)
 	tests := []struct {
 		name     string
-		w        *walk
+		w        *Walk
 		ref      listingRef
 		backward bool
 		pos      string
 		want     string // positions with problems, comma-separated
 		judged   int
 	}{
-		{"a correct walk", &walk{what: "w", pages: []*page{pageOf(false, true, 5, 4), pageOf(true, true, 3, 2), pageOf(true, false, 1)}}, full, false, "", "", 3},
-		{"wrong middle and last", &walk{what: "w", pages: []*page{pageOf(false, true, 5, 4), pageOf(false, true, 3, 2), pageOf(true, true, 1), pageOf(true, false)}}, full, false, "", "middle,last", 3},
-		{"only the position asked for", &walk{what: "w", pages: []*page{pageOf(false, true, 5, 4), pageOf(false, true, 3, 2), pageOf(true, true, 1)}}, full, false, "middle", "middle", 1},
-		{"a correct backward walk", &walk{what: "w", pages: []*page{pageOf(true, false, 2, 1), pageOf(true, true, 4, 3), pageOf(false, true, 5)}}, full, true, "", "", 3},
+		{"a correct walk", &Walk{What: "w", Pages: []*Page{pageOf(false, true, 5, 4), pageOf(true, true, 3, 2), pageOf(true, false, 1)}}, full, false, "", "", 3},
+		{"wrong middle and last", &Walk{What: "w", Pages: []*Page{pageOf(false, true, 5, 4), pageOf(false, true, 3, 2), pageOf(true, true, 1), pageOf(true, false)}}, full, false, "", "middle,last", 3},
+		{"only the position asked for", &Walk{What: "w", Pages: []*Page{pageOf(false, true, 5, 4), pageOf(false, true, 3, 2), pageOf(true, true, 1)}}, full, false, "middle", "middle", 1},
+		{"a correct backward walk", &Walk{What: "w", Pages: []*Page{pageOf(true, false, 2, 1), pageOf(true, true, 4, 3), pageOf(false, true, 5)}}, full, true, "", "", 3},
 		// hasPreviousPage false on a backward page ends the walk after one
 		// page; the reference still knows rows precede it.
-		{"a backward walk ended early by a wrong flag", &walk{what: "w", complete: true, pages: []*page{pageOf(false, false, 2, 1)}}, full, true, "", "last", 1},
-		{"a walk cut short: rows may follow", &walk{what: "w", pages: []*page{pageOf(false, true, 5, 4), pageOf(true, true, 3, 2)}}, refOf(false, 5, 4, 3, 2), false, "", "", 2},
-		{"rows the reference lacks are not judged", &walk{what: "w", pages: []*page{pageOf(false, true, 9, 8)}}, full, false, "", "", 0},
+		{"a backward walk ended early by a wrong flag", &Walk{What: "w", Complete: true, Pages: []*Page{pageOf(false, false, 2, 1)}}, full, true, "", "last", 1},
+		{"a walk cut short: rows may follow", &Walk{What: "w", Pages: []*Page{pageOf(false, true, 5, 4), pageOf(true, true, 3, 2)}}, refOf(false, 5, 4, 3, 2), false, "", "", 2},
+		{"rows the reference lacks are not judged", &Walk{What: "w", Pages: []*Page{pageOf(false, true, 9, 8)}}, full, false, "", "", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			n := pageFlagProblems(tc.w, tc.ref, tc.backward, tc.pos, func(pos string, _ *client.Exchange, msg string) {
+			n := PageFlagProblems(tc.w, tc.ref, tc.backward, tc.pos, func(pos string, _ *client.Exchange, msg string) {
 				if len(got) == 0 || got[len(got)-1] != pos {
 					got = append(got, pos)
 				}
@@ -118,7 +118,7 @@ func TestPageFlagProblems(t *testing.T) {
 func TestSameRows(t *testing.T) {
 	tests := []struct {
 		name                      string
-		got, want                 []row
+		got, want                 []Row
 		gotComplete, wantComplete bool
 		wantDiff                  bool
 	}{
@@ -132,7 +132,7 @@ func TestSameRows(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := sameRows("got", tc.got, tc.gotComplete, "want", tc.want, tc.wantComplete)
+			d := SameRows("got", tc.got, tc.gotComplete, "want", tc.want, tc.wantComplete)
 			if (d != "") != tc.wantDiff {
 				t.Errorf("difference %q, want one: %v", d, tc.wantDiff)
 			}
@@ -140,19 +140,19 @@ func TestSameRows(t *testing.T) {
 	}
 	// Rows that share a key, listed in another order, are the same rows.
 	a, b := rowsOf(1, 2, 3), rowsOf(1, 2, 3)
-	a[1].ident, a[2].ident = "x", "y"
-	b[1].ident, b[2].ident = "y", "x"
-	b[1].key, b[2].key = a[2].key, a[1].key
-	if d := sameRows("got", a, true, "want", b, true); d != "" {
+	a[1].Ident, a[2].Ident = "x", "y"
+	b[1].Ident, b[2].Ident = "y", "x"
+	b[1].Key, b[2].Key = a[2].Key, a[1].Key
+	if d := SameRows("got", a, true, "want", b, true); d != "" {
 		t.Errorf("the same rows in another order differ: %q", d)
 	}
 }
 
 func TestRepeats(t *testing.T) {
-	if msg, _ := repeats(rowsOf(3, 2, 1)); msg != "" {
+	if msg, _ := Repeats(rowsOf(3, 2, 1)); msg != "" {
 		t.Errorf("no repeats, got %q", msg)
 	}
-	msg, i := repeats(rowsOf(3, 2, 2, 1))
+	msg, i := Repeats(rowsOf(3, 2, 2, 1))
 	if i != 2 || !strings.Contains(msg, "h2 is row 1 and again row 2") {
 		t.Errorf("got %q at %d", msg, i)
 	}
@@ -172,7 +172,7 @@ func TestWithHint(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := withHint(tc.ex)
+			got := WithHint(tc.ex)
 			if (tc.wantIn == "") != (got == "") || !strings.Contains(got, tc.wantIn) {
 				t.Errorf("withHint = %q, want it to hold %q", got, tc.wantIn)
 			}
