@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"github.com/chaindata/harness/conformance/answerrules"
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/report"
@@ -149,7 +150,7 @@ func TestKeptBodiesAreBounded(t *testing.T) {
 		t.Errorf("the log keeps the bodies of answers %v and not of %v, want 3 and 2", kept, unkept)
 	}
 	v := rule.NewVerdict("test")
-	validateAll(v, nil, log[3:], func(*client.Exchange) bool { return true })
+	answerrules.ValidateAll(v, nil, log[3:], func(*client.Exchange) bool { return true })
 	if v.Cases != 0 || !strings.Contains(v.None, "kept no body of the 2 answers") {
 		t.Errorf("validating answers without bodies judged %d cases (none: %q), want none, and saying why", v.Cases, v.None)
 	}

@@ -27,52 +27,44 @@ type pagedFilter struct {
 // filter rules of its ordered container.
 type filterState struct {
 	st    *paging.PagedState
-	walks map[string]*filteredWalk
-}
-
-type filteredWalk struct {
-	q    url.Values
-	w    *paging.Walk
-	skip string
-	// known is a row known to match the filter, wherever it was seen.
-	known *paging.Row
+	walks map[string]*paging.FilteredWalk
 }
 
 // walkFor makes (once) the filtered walk of a filter.
-func (fs *filterState) walkFor(f pagedFilter) *filteredWalk {
+func (fs *filterState) walkFor(f pagedFilter) *paging.FilteredWalk {
 	if fw, ok := fs.walks[f.name]; ok {
 		return fw
 	}
-	fw := &filteredWalk{}
+	fw := &paging.FilteredWalk{}
 	fs.walks[f.name] = fw
 	if fs.st.Fwd.Err != nil {
-		fw.skip = "the unfiltered walk broke off"
+		fw.Skip = "the unfiltered walk broke off"
 		return fw
 	}
-	fw.q, fw.skip = f.query(fs.st.Fwd.Rows)
-	if fw.skip == "" {
-		fw.w = fs.st.Walker.Forward(fw.q, fs.st.Size, "")
+	fw.Query, fw.Skip = f.query(fs.st.Fwd.Rows)
+	if fw.Skip == "" {
+		fw.Walk = fs.st.Walker.Forward(fw.Query, fs.st.Size, "")
 	}
 	return fw
 }
 
 // mustWalk returns the filtered walk, failing or skipping the spec when it
 // cannot be made.
-func (fs *filterState) mustWalk(f pagedFilter) *filteredWalk {
+func (fs *filterState) mustWalk(f pagedFilter) *paging.FilteredWalk {
 	GinkgoHelper()
 	paging.FailWalk(fs.st.Fwd)
 	fw := fs.walkFor(f)
-	if fw.skip != "" {
-		rule.Skipf("%s", fw.skip)
+	if fw.Skip != "" {
+		rule.Skipf("%s", fw.Skip)
 	}
-	paging.FailWalk(fw.w)
+	paging.FailWalk(fw.Walk)
 	return fw
 }
 
 // filterRules registers the rules of a listing's filters. noMatch is a
 // query that matches no row (the rule is skipped if a row does match).
 func filterRules(st *paging.PagedState, filters []pagedFilter, noMatch url.Values) {
-	fs := &filterState{st: st, walks: map[string]*filteredWalk{}}
+	fs := &filterState{st: st, walks: map[string]*paging.FilteredWalk{}}
 	l := st.Listing
 	entries := func(table string) []TableEntry {
 		var out []TableEntry
@@ -85,12 +77,12 @@ func filterRules(st *paging.PagedState, filters []pagedFilter, noMatch url.Value
 	const onlyMatching = "returns only rows that match the filter:"
 	DescribeTable(onlyMatching, func(f pagedFilter) {
 		fw := fs.mustWalk(f)
-		v := rule.NewVerdict("every row of the %s listing filtered by %s to match it", l.Label, fw.q.Encode())
-		v.Judged(len(fw.w.Rows))
-		v.NoneBecause("the listing filtered by %s has no rows", fw.q.Encode())
-		for i, r := range fw.w.Rows {
-			if !f.match(r.Node, fw.q) {
-				v.Add(fw.w.PageOf(i).Ex, "row %d, %s, does not match %s", i, r.Ident, fw.q.Encode())
+		v := rule.NewVerdict("every row of the %s listing filtered by %s to match it", l.Label, fw.Query.Encode())
+		v.Judged(len(fw.Walk.Rows))
+		v.NoneBecause("the listing filtered by %s has no rows", fw.Query.Encode())
+		for i, r := range fw.Walk.Rows {
+			if !f.match(r.Node, fw.Query) {
+				v.Add(fw.Walk.PageOf(i).Ex, "row %d, %s, does not match %s", i, r.Ident, fw.Query.Encode())
 				if len(v.Problems) >= rule.MaxProblems {
 					break
 				}
@@ -102,10 +94,10 @@ func filterRules(st *paging.PagedState, filters []pagedFilter, noMatch url.Value
 	const exactlyMatching = "returns exactly the matching rows of the unfiltered listing, in order:"
 	DescribeTable(exactlyMatching, func(f pagedFilter) {
 		fw := fs.mustWalk(f)
-		v := rule.NewVerdict("the %s listing filtered by %s to be the matching subset of the unfiltered listing (within the rows both walks reached)", l.Label, fw.q.Encode())
+		v := rule.NewVerdict("the %s listing filtered by %s to be the matching subset of the unfiltered listing (within the rows both walks reached)", l.Label, fw.Query.Encode())
 		v.Judged(len(st.Fwd.Rows))
-		if d := paging.SubsetDiff(l.Compare, st.Cut, fw.w, st.Fwd, func(r paging.Row) bool { return f.match(r.Node, fw.q) }); d != "" {
-			v.Add(fw.w.Pages[0].Ex, "%s\n  the filtered walk's first page:", d)
+		if d := paging.SubsetDiff(l.Compare, st.Cut, fw.Walk, st.Fwd, func(r paging.Row) bool { return f.match(r.Node, fw.Query) }); d != "" {
+			v.Add(fw.Walk.Pages[0].Ex, "%s\n  the filtered walk's first page:", d)
 		}
 		v.Check()
 	}, entries(exactlyMatching))
@@ -120,22 +112,22 @@ func filterRules(st *paging.PagedState, filters []pagedFilter, noMatch url.Value
 		checked := 0
 		for _, f := range filters {
 			fw := fs.walkFor(f)
-			if fw.w == nil || fw.w.Err != nil {
+			if fw.Walk == nil || fw.Walk.Err != nil {
 				continue
 			}
-			for i, r := range fw.w.Rows {
+			for i, r := range fw.Walk.Rows {
 				u, ok := byIdent[r.Ident]
 				if !ok {
 					continue
 				}
 				checked++
 				if ur, rr := paging.CompactJSON(u.Raw), paging.CompactJSON(r.Raw); ur != rr {
-					v.Add(fw.w.PageOf(i).Ex, "filtered by %s, %s differs from the unfiltered record:\n    filtered:   %s\n    unfiltered: %s",
-						fw.q.Encode(), r.Ident, clip(rr, 300), clip(ur, 300))
+					v.Add(fw.Walk.PageOf(i).Ex, "filtered by %s, %s differs from the unfiltered record:\n    filtered:   %s\n    unfiltered: %s",
+						fw.Query.Encode(), r.Ident, clip(rr, 300), clip(ur, 300))
 					break
 				}
 				if u.Cursor != r.Cursor {
-					v.Add(fw.w.PageOf(i).Ex, "filtered by %s, %s has cursor %q, unfiltered %q", fw.q.Encode(), r.Ident, r.Cursor, u.Cursor)
+					v.Add(fw.Walk.PageOf(i).Ex, "filtered by %s, %s has cursor %q, unfiltered %q", fw.Query.Encode(), r.Ident, r.Cursor, u.Cursor)
 					break
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/chaindata/harness/conformance/answerrules"
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/paging"
 	"github.com/chaindata/harness/conformance/rule"
@@ -27,14 +28,14 @@ func describePaged(l *paging.PagedListing, extra func(st *paging.PagedState)) bo
 			extra(st)
 		}
 		rule.Area("errors", func() {
-			pagedErrorRules(st)
+			answerrules.PagedErrorRules(st)
 		})
 		rule.Area("schema", func() {
 			var newest func() (uint64, *client.Exchange, bool)
 			if l.BlockField != "" {
 				newest = st.NewestBlock
 			}
-			schemaRules(l.Schema, l.Path, l.Cite, func() *client.Client { return st.Client }, true, newest)
+			answerrules.SchemaRules(l.Schema, l.Path, l.Cite, func() *client.Client { return st.Client }, true, newest)
 		})
 	})
 }
@@ -80,7 +81,7 @@ func pagingRules(st *paging.PagedState) {
 		rule.Define(fmt.Sprintf("rows are newest first: %s never increases from row to row", l.Primary), rule.CiteNewest, func() {
 			st.Rows(2)
 			v := rule.NewVerdict("rows in newest-first order by %s (the default, newestFirst=true)", l.Primary)
-			orderProblems(v, st.Fwd, func(a, b paging.Row) bool { return a.Key.Num >= b.Key.Num }, l.Primary+" increases")
+			paging.OrderProblems(v, st.Fwd, func(a, b paging.Row) bool { return a.Key.Num >= b.Key.Num }, l.Primary+" increases")
 			v.Check()
 		})
 
@@ -88,7 +89,7 @@ func pagingRules(st *paging.PagedState) {
 			rule.Define(fmt.Sprintf("rows with the same %s are ordered by %s ascending, and no two rows share a key", l.Primary, l.Secondary), rule.Should, func() {
 				st.Rows(2)
 				v := rule.NewVerdict("rows strictly in order: %s descending, then %s ascending", l.Primary, l.Secondary)
-				orderProblems(v, st.Fwd, func(a, b paging.Row) bool { return l.Compare(a.Key, b.Key) < 0 }, "out of order")
+				paging.OrderProblems(v, st.Fwd, func(a, b paging.Row) bool { return l.Compare(a.Key, b.Key) < 0 }, "out of order")
 				v.Check()
 			})
 		}
@@ -110,7 +111,7 @@ func pagingRules(st *paging.PagedState) {
 			st.Rows(1)
 			paging.FailWalk(st.Asc, st.Bwd)
 			v := rule.NewVerdict("the newestFirst=false listing to hold the rows of the default listing, oldest first by %s", l.Primary)
-			orderProblems(v, st.Asc, func(a, b paging.Row) bool { return a.Key.Num <= b.Key.Num }, l.Primary+" decreases")
+			paging.OrderProblems(v, st.Asc, func(a, b paging.Row) bool { return a.Key.Num <= b.Key.Num }, l.Primary+" decreases")
 			got, _ := st.Cut.Settle(st.Asc.Rows)
 			want, _ := st.Cut.Settle(paging.Reversed(st.Bwd.Rows))
 			v.Judged(len(got))
@@ -136,7 +137,7 @@ func pagingRules(st *paging.PagedState) {
 		rule.Define("rows are in key order A to Z", rule.Should, func() {
 			st.Rows(2)
 			v := rule.NewVerdict("network parameters in key order, A to Z")
-			orderProblems(v, st.Fwd, func(a, b paging.Row) bool { return a.Key.Str < b.Key.Str }, "out of key order")
+			paging.OrderProblems(v, st.Fwd, func(a, b paging.Row) bool { return a.Key.Str < b.Key.Str }, "out of key order")
 			v.Check()
 		})
 
@@ -466,27 +467,4 @@ func exactFitProblems(st *paging.PagedState, v *rule.Verdict, last bool) int {
 		v.Add(p.Ex, "the listing's first page, asked for backwards, says hasNextPage false, but %s follows it", rows[k].Ident)
 	}
 	return 1
-}
-
-// orderProblems checks that each row of a walk stands in the right relation
-// to the next.
-func orderProblems(v *rule.Verdict, w *paging.Walk, inOrder func(a, b paging.Row) bool, what string) {
-	v.Judged(max(0, len(w.Rows)-1))
-	for i := 1; i < len(w.Rows); i++ {
-		a, b := w.Rows[i-1], w.Rows[i]
-		if a.KeyErr != nil || b.KeyErr != nil {
-			bad := a
-			if b.KeyErr != nil {
-				bad = b
-			}
-			v.Add(w.PageOf(i).Ex, "row %d: %s", i, bad.Ident)
-			return
-		}
-		if !inOrder(a, b) {
-			v.Add(w.PageOf(i).Ex, "%s: row %d is %s, row %d is %s", what, i-1, a.Ident, i, b.Ident)
-			if len(v.Problems) >= rule.MaxProblems {
-				return
-			}
-		}
-	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chaindata/harness/conformance/answerrules"
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/report"
@@ -33,7 +34,7 @@ var _ = declareSuite()
 // order of the files that define them.
 func declareSuite() bool {
 	rule.DeclareDeadline()
-	rule.Scope(rule.DeploymentLabel, SpecPriority(-1), deploymentRules)
+	rule.Scope(rule.DeploymentLabel, SpecPriority(-1), answerrules.DeploymentRules)
 	declareModelRules()
 	declarePagedRules()
 	rule.Scope("transactions", Ordered, ContinueOnFailure, transactionsRules)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/chaindata/harness/conformance/answerrules"
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/paging"
@@ -263,7 +264,7 @@ func transactionsRules() {
 	rule.Area("filters", func() { txFilterRules(ts) })
 	rule.Area("errors", func() { txErrorRules(ts) })
 	rule.Area("schema", func() {
-		schemaRules("ListTransactionsResponse", transactionsPath,
+		answerrules.SchemaRules("ListTransactionsResponse", transactionsPath,
 			rule.Must("2.6", "The transaction listing returns transactions (array). Each element has: ... block | uint64 ... code | int64 ... command | object (the network command, section 2.7)"),
 			func() *client.Client { return ts.c }, false, nil)
 	})
@@ -273,14 +274,14 @@ func txPagingRules(ts *txState) {
 	rule.Define("rows are newest to oldest: block never increases from row to row", rule.CiteTxOrder, func() {
 		ts.rows(2)
 		v := rule.NewVerdict("transactions from newest to oldest")
-		orderProblems(v, ts.down, func(a, b paging.Row) bool { return a.Key.Num >= b.Key.Num }, "block increases")
+		paging.OrderProblems(v, ts.down, func(a, b paging.Row) bool { return a.Key.Num >= b.Key.Num }, "block increases")
 		v.Check()
 	})
 
 	rule.Define(`rows are strictly ordered by block then index, newest first, and each cursor is "<block>.<index>"`, rule.Should, func() {
 		ts.rows(1)
 		v := rule.NewVerdict(`(block, index) strictly descending, and cursor = "<block>.<index>"`)
-		orderProblems(v, ts.down, func(a, b paging.Row) bool { return txCompare(a.Key, b.Key) < 0 }, "out of order")
+		paging.OrderProblems(v, ts.down, func(a, b paging.Row) bool { return txCompare(a.Key, b.Key) < 0 }, "out of order")
 		for i, r := range ts.down.Rows {
 			if _, err := paging.UintField(r.Node, "index"); err != nil {
 				v.Add(ts.down.PageOf(i).Ex, "%s has no index: %v", r.Ident, err)
@@ -650,34 +651,34 @@ func txFilters() []txFilter {
 
 func txFilterRules(ts *txState) {
 	filters := txFilters()
-	walks := map[string]*filteredWalk{}
-	walkFor := func(f txFilter) *filteredWalk {
+	walks := map[string]*paging.FilteredWalk{}
+	walkFor := func(f txFilter) *paging.FilteredWalk {
 		GinkgoHelper()
 		ts.rows(1)
 		fw, ok := walks[f.name]
 		if !ok {
-			fw = &filteredWalk{}
+			fw = &paging.FilteredWalk{}
 			walks[f.name] = fw
 			// Evidence is looked for in every transaction any answer has
 			// shown, not only in the unfiltered walk.
 			if missing := missingField(ts.down.Rows, f.needs); missing != "" {
-				fw.skip = fmt.Sprintf("cannot be judged: the deployment's transactions carry no %q field, which the spec does not show and this filter is judged by (the reference-shape rule reports it)", missing)
+				fw.Skip = fmt.Sprintf("cannot be judged: the deployment's transactions carry no %q field, which the spec does not show and this filter is judged by (the reference-shape rule reports it)", missing)
 			} else {
-				fw.q, fw.known, fw.skip = f.query(ts.seenRows())
-				if fw.skip != "" && f.more != nil {
+				fw.Query, fw.Known, fw.Skip = f.query(ts.seenRows())
+				if fw.Skip != "" && f.more != nil {
 					if extra := ts.walkDown(f.more); extra.Err == nil {
-						fw.q, fw.known, fw.skip = f.query(ts.seenRows())
+						fw.Query, fw.Known, fw.Skip = f.query(ts.seenRows())
 					}
 				}
 			}
-			if fw.skip == "" {
-				fw.w = ts.walkDown(fw.q)
+			if fw.Skip == "" {
+				fw.Walk = ts.walkDown(fw.Query)
 			}
 		}
-		if fw.skip != "" {
-			rule.Skipf("%s", fw.skip)
+		if fw.Skip != "" {
+			rule.Skipf("%s", fw.Skip)
 		}
-		paging.FailWalk(fw.w)
+		paging.FailWalk(fw.Walk)
 		return fw
 	}
 	entries := func(table string) []TableEntry {
@@ -691,12 +692,12 @@ func txFilterRules(ts *txState) {
 	const onlyMatching = "returns only transactions that match the filter:"
 	DescribeTable(onlyMatching, func(f txFilter) {
 		fw := walkFor(f)
-		v := rule.NewVerdict("every transaction of the answer to %s to match it", fw.q.Encode())
-		v.Judged(len(fw.w.Rows))
-		v.NoneBecause("the answer to %s holds no transaction", fw.q.Encode())
-		for i, r := range fw.w.Rows {
-			if !f.match(r.Node, fw.q) {
-				v.Add(fw.w.PageOf(i).Ex, "%s (type %q, submitter %s) does not match %s", r.Ident, txType(r.Node), txSubmitter(r.Node), fw.q.Encode())
+		v := rule.NewVerdict("every transaction of the answer to %s to match it", fw.Query.Encode())
+		v.Judged(len(fw.Walk.Rows))
+		v.NoneBecause("the answer to %s holds no transaction", fw.Query.Encode())
+		for i, r := range fw.Walk.Rows {
+			if !f.match(r.Node, fw.Query) {
+				v.Add(fw.Walk.PageOf(i).Ex, "%s (type %q, submitter %s) does not match %s", r.Ident, txType(r.Node), txSubmitter(r.Node), fw.Query.Encode())
 				if len(v.Problems) >= rule.MaxProblems {
 					break
 				}
@@ -708,15 +709,15 @@ func txFilterRules(ts *txState) {
 	const exactlyMatching = "returns exactly the matching transactions of the unfiltered listing, in order:"
 	DescribeTable(exactlyMatching, func(f txFilter) {
 		fw := walkFor(f)
-		v := rule.NewVerdict("the answer to %s to be the matching subset of the unfiltered listing (within the rows both walks reached), holding every matching transaction the suite has seen", fw.q.Encode())
+		v := rule.NewVerdict("the answer to %s to be the matching subset of the unfiltered listing (within the rows both walks reached), holding every matching transaction the suite has seen", fw.Query.Encode())
 		v.Judged(len(ts.down.Rows))
-		if d := paging.SubsetDiff(txCompare, ts.cut, fw.w, ts.down, func(r paging.Row) bool { return f.match(r.Node, fw.q) }); d != "" {
-			v.Add(fw.w.Pages[0].Ex, "%s\n  the filtered walk's first page:", d)
+		if d := paging.SubsetDiff(txCompare, ts.cut, fw.Walk, ts.down, func(r paging.Row) bool { return f.match(r.Node, fw.Query) }); d != "" {
+			v.Add(fw.Walk.Pages[0].Ex, "%s\n  the filtered walk's first page:", d)
 		}
-		if fw.known != nil {
+		if fw.Known != nil {
 			v.Judged(1)
-			if problem := missingKnownRow(fw.w, *fw.known); problem != "" {
-				v.Add(fw.w.Pages[0].Ex, "%s\n  the filtered walk's first page:", problem)
+			if problem := missingKnownRow(fw.Walk, *fw.Known); problem != "" {
+				v.Add(fw.Walk.Pages[0].Ex, "%s\n  the filtered walk's first page:", problem)
 			}
 		}
 		v.Check()
@@ -763,33 +764,33 @@ func txErrorRules(ts *txState) {
 		return func(*txState) (url.Values, string) { return paging.With(nil, pairs...), "" }
 	}
 	type txBad struct {
-		badRequest[*txState]
+		answerrules.BadRequest[*txState]
 		lvl rule.Level
 	}
 	reqs := []txBad{
-		{badRequest[*txState]{"first together with before", withCursors(func(newer, _ string) url.Values {
+		{answerrules.BadRequest[*txState]{Name: "first together with before", Query: withCursors(func(newer, _ string) url.Values {
 			return url.Values{"first": {"5"}, "before": {newer}}
 		})}, rule.CiteTxFirst},
-		{badRequest[*txState]{"last together with after", withCursors(func(_, older string) url.Values {
+		{answerrules.BadRequest[*txState]{Name: "last together with after", Query: withCursors(func(_, older string) url.Values {
 			return url.Values{"last": {"5"}, "after": {older}}
 		})}, rule.CiteTxLast},
-		{badRequest[*txState]{"a count together with both cursors", withCursors(func(newer, older string) url.Values {
+		{answerrules.BadRequest[*txState]{Name: "a count together with both cursors", Query: withCursors(func(newer, older string) url.Values {
 			return url.Values{"first": {"5"}, "before": {newer}, "after": {older}}
 		})}, rule.CiteTxFirst},
-		{badRequest[*txState]{"first together with last", fixed("first", "5", "last", "5")}, rule.Should},
-		{badRequest[*txState]{"a malformed cursor", fixed("before", "not-a-cursor")}, rule.Should},
-		{badRequest[*txState]{"a cursor from a paged listing", func(ts *txState) (url.Values, string) {
+		{answerrules.BadRequest[*txState]{Name: "first together with last", Query: fixed("first", "5", "last", "5")}, rule.Should},
+		{answerrules.BadRequest[*txState]{Name: "a malformed cursor", Query: fixed("before", "not-a-cursor")}, rule.Should},
+		{answerrules.BadRequest[*txState]{Name: "a cursor from a paged listing", Query: func(ts *txState) (url.Values, string) {
 			p, _, err := paging.Walker{Client: ts.c, Listing: paging.SnapshotsListing}.Page(url.Values{"pagination.first": {"1"}})
 			if err != nil || len(p.Rows) == 0 {
 				return nil, "the snapshots listing gave no cursor to borrow"
 			}
 			return url.Values{"before": {p.Rows[0].Cursor}}, ""
 		}}, rule.Should},
-		{badRequest[*txState]{"before and after that do not form a window (after newer than before)", withCursors(func(newer, older string) url.Values {
+		{answerrules.BadRequest[*txState]{Name: "before and after that do not form a window (after newer than before)", Query: withCursors(func(newer, older string) url.Values {
 			return url.Values{"before": {older}, "after": {newer}}
 		})}, rule.Should},
-		{badRequest[*txState]{"a count above the maximum page size (1000000)", fixed("first", "1000000")}, rule.Should},
-		{badRequest[*txState]{"a count that is not a number (first=abc)", fixed("first", "abc")}, rule.Should},
+		{answerrules.BadRequest[*txState]{Name: "a count above the maximum page size (1000000)", Query: fixed("first", "1000000")}, rule.Should},
+		{answerrules.BadRequest[*txState]{Name: "a count that is not a number (first=abc)", Query: fixed("first", "abc")}, rule.Should},
 	}
 	// The rules' requests are one batch, asked side by side when the first
 	// of them runs.
@@ -804,11 +805,11 @@ func txErrorRules(ts *txState) {
 	}
 	var entries []TableEntry
 	for _, r := range reqs {
-		it := batched.Add(refuses+" "+r.name, r.lvl, func() (client.Request, string) {
-			q, why := r.query(ts)
+		it := batched.Add(refuses+" "+r.Name, r.lvl, func() (client.Request, string) {
+			q, why := r.Query(ts)
 			return get(q), why
 		})
-		entries = append(entries, rule.DefineEntry(refuses, r.name, r.lvl, entry{r.name, it}))
+		entries = append(entries, rule.DefineEntry(refuses, r.Name, r.lvl, entry{r.Name, it}))
 	}
 	DescribeTable(refuses, func(e entry) {
 		ex, why := batched.Answer(ts.c, e.it)
@@ -816,7 +817,7 @@ func txErrorRules(ts *txState) {
 			rule.Skipf("%s", why)
 		}
 		v := rule.NewVerdict("a 4xx status and the error body for %s", e.name)
-		refusal(v, ex)
+		answerrules.Refusal(v, ex)
 		v.Check()
 	}, entries)
 
@@ -831,7 +832,7 @@ func txErrorRules(ts *txState) {
 			rule.Skipf("%s", why)
 		}
 		v := rule.NewVerdict(`HTTP 400 with {"code": 3, "details": [{"@type": "type.googleapis.com/core.ErrorDetail", "code": 10000, ...}]}`)
-		errorCodes(v, ex, 10000)
+		answerrules.ErrorCodes(v, ex, 10000)
 		v.Check()
 	})
 }

@@ -1,4 +1,4 @@
-package conformance
+package answerrules
 
 import (
 	"crypto/sha256"
@@ -18,14 +18,14 @@ import (
 // maxViolations is how many schema violations a message lists per body.
 const maxViolations = 8
 
-// schemaRules registers the rules on the wire shape of every answer a
+// SchemaRules registers the rules on the wire shape of every answer a
 // container received from its listing's path. They run last in their
 // ordered container so that they see every answer its other rules fetched.
 // The MUST rules judge the spec profile of the schemas (only what the spec
 // states); a SHOULD rule judges the reference profile (the shape the real
 // network writes). blockHeaders adds the rules on the X-Block-* headers, and
 // newestBlock, when set, gives the newest row's block to compare them with.
-func schemaRules(schemaName, path string, cite rule.Level, c func() *client.Client, blockHeaders bool, newestBlock func() (uint64, *client.Exchange, bool)) {
+func SchemaRules(schemaName, path string, cite rule.Level, c func() *client.Client, blockHeaders bool, newestBlock func() (uint64, *client.Exchange, bool)) {
 	answers := func() []*client.Exchange {
 		var out []*client.Exchange
 		for _, ex := range c().Exchanges() {
@@ -101,14 +101,14 @@ func schemaRules(schemaName, path string, cite rule.Level, c func() *client.Clie
 	rule.Define(fmt.Sprintf("every 200 body validates against the %s schema (spec profile: the spec's fields, types and enums)", schemaName), cite, func() {
 		validator := mustValidator(schemaName, schemas.Spec)
 		v := rule.NewVerdict("every 200 body to match the %s schema, spec profile (schemas/; only what the spec states; JSON paths below)", schemaName)
-		validateAll(v, validator, answers(), func(ex *client.Exchange) bool { return ex.Status == 200 })
+		ValidateAll(v, validator, answers(), func(ex *client.Exchange) bool { return ex.Status == 200 })
 		v.Check()
 	})
 
 	rule.Define(fmt.Sprintf("every 200 body has the reference shape of %s: every field the real network writes, no unknown field", schemaName), rule.Should, func() {
 		validator := mustValidator(schemaName, schemas.Reference)
 		v := rule.NewVerdict("every 200 body to match the %s schema, reference profile (the exact shape the real network writes)", schemaName)
-		validateAll(v, validator, answers(), func(ex *client.Exchange) bool { return ex.Status == 200 })
+		ValidateAll(v, validator, answers(), func(ex *client.Exchange) bool { return ex.Status == 200 })
 		v.Check()
 	})
 
@@ -116,7 +116,7 @@ func schemaRules(schemaName, path string, cite rule.Level, c func() *client.Clie
 		validator := mustValidator("Error", schemas.Spec)
 		v := rule.NewVerdict("every non-200 body to be the error body {code, message, details[]} of the Error schema")
 		v.NoneBecause("the deployment refused nothing the suite asked of this listing")
-		validateAll(v, validator, answers(), func(ex *client.Exchange) bool { return ex.Status != 200 })
+		ValidateAll(v, validator, answers(), func(ex *client.Exchange) bool { return ex.Status != 200 })
 		v.Check()
 	})
 }
@@ -130,10 +130,10 @@ func mustValidator(name string, p schemas.Profile) *schemas.Validator {
 	return validator
 }
 
-// validateAll validates the bodies of the selected exchanges, each distinct
+// ValidateAll validates the bodies of the selected exchanges, each distinct
 // body once, on every CPU. Answers kept without their body (past the bytes
 // a run keeps) are not judged.
-func validateAll(v *rule.Verdict, validator *schemas.Validator, exs []*client.Exchange, selected func(*client.Exchange) bool) {
+func ValidateAll(v *rule.Verdict, validator *schemas.Validator, exs []*client.Exchange, selected func(*client.Exchange) bool) {
 	seen := map[[32]byte]bool{}
 	var todo []*client.Exchange
 	unkept := 0

@@ -1,4 +1,4 @@
-package conformance
+package answerrules
 
 import (
 	"net/http"
@@ -8,9 +8,9 @@ import (
 	"github.com/chaindata/harness/conformance/rule"
 )
 
-// deploymentRules are the rules on the deployment as a whole (see
+// DeploymentRules are the rules on the deployment as a whole (see
 // declareSuite).
-func deploymentRules() {
+func DeploymentRules() {
 	rule.Area("limits", func() {
 		rule.Define(rule.RateLimitRuleText, rule.Must("1", "The service answers HTTP GET requests and returns JSON bodies."), func() {
 			t := client.CurrentTraffic()

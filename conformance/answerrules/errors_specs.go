@@ -1,4 +1,4 @@
-package conformance
+package answerrules
 
 import (
 	"encoding/base64"
@@ -16,16 +16,16 @@ import (
 	"github.com/chaindata/harness/schemas"
 )
 
-// badRequest is a request a listing must refuse. query returns the
+// BadRequest is a request a listing must refuse, by Name. Query returns the
 // request's parameters, or a reason why the data cannot make it.
-type badRequest[S any] struct {
-	name  string
-	query func(st S) (url.Values, string)
+type BadRequest[S any] struct {
+	Name  string
+	Query func(st S) (url.Values, string)
 }
 
-// refusal checks that an answer is a refusal: a 4xx status with the error
+// Refusal checks that an answer is a refusal: a 4xx status with the error
 // body.
-func refusal(v *rule.Verdict, ex *client.Exchange) {
+func Refusal(v *rule.Verdict, ex *client.Exchange) {
 	v.Judged(1)
 	if ex.Err != nil {
 		v.Add(ex, "no answer")
@@ -45,11 +45,11 @@ var forgedCursor = base64.StdEncoding.EncodeToString([]byte(`{"forged":"by the c
 const notBase64Cursor = "!!not-a-cursor!!"
 
 // pagedBadRequests are the requests every paged listing refuses.
-func pagedBadRequests(l *paging.PagedListing) []badRequest[*paging.PagedState] {
+func pagedBadRequests(l *paging.PagedListing) []BadRequest[*paging.PagedState] {
 	fixed := func(pairs ...string) func(*paging.PagedState) (url.Values, string) {
 		return func(*paging.PagedState) (url.Values, string) { return paging.With(nil, pairs...), "" }
 	}
-	reqs := []badRequest[*paging.PagedState]{
+	reqs := []BadRequest[*paging.PagedState]{
 		{"pagination.before together with pagination.after", func(st *paging.PagedState) (url.Values, string) {
 			if len(st.Fwd.Rows) < 3 {
 				return nil, "the listing has fewer than 3 rows"
@@ -76,8 +76,8 @@ func pagedBadRequests(l *paging.PagedListing) []badRequest[*paging.PagedState] {
 	}
 	if l == paging.GamesListing {
 		reqs = append(reqs,
-			badRequest[*paging.PagedState]{"entityScope that is not an EntityScope name", fixed("entityScope", "ENTITY_SCOPE_PLANETS")},
-			badRequest[*paging.PagedState]{"epochFrom that is not a number", fixed("epochFrom", "last-week")},
+			BadRequest[*paging.PagedState]{"entityScope that is not an EntityScope name", fixed("entityScope", "ENTITY_SCOPE_PLANETS")},
+			BadRequest[*paging.PagedState]{"epochFrom that is not a number", fixed("epochFrom", "last-week")},
 		)
 	}
 	return reqs
@@ -96,9 +96,9 @@ func foreignCursor(st *paging.PagedState) (string, string) {
 	return "", fmt.Sprintf("none of the listings %v has a row to borrow a cursor from", st.Listing.Donors)
 }
 
-// pagedErrorRules declares the error rules of a paged listing. Their
+// PagedErrorRules declares the error rules of a paged listing. Their
 // requests are one batch, asked side by side when the first of them runs.
-func pagedErrorRules(st *paging.PagedState) {
+func PagedErrorRules(st *paging.PagedState) {
 	const refuses = "refuses with a 4xx status and the error body:"
 	var reqs rule.Batch
 	type entry struct {
@@ -110,11 +110,11 @@ func pagedErrorRules(st *paging.PagedState) {
 	}
 	var entries []TableEntry
 	for _, b := range pagedBadRequests(st.Listing) {
-		it := reqs.Add(refuses+" "+b.name, rule.Should, func() (client.Request, string) {
-			q, why := b.query(st)
+		it := reqs.Add(refuses+" "+b.Name, rule.Should, func() (client.Request, string) {
+			q, why := b.Query(st)
 			return get(q), why
 		})
-		entries = append(entries, rule.DefineEntry(refuses, b.name, rule.Should, entry{b.name, it}))
+		entries = append(entries, rule.DefineEntry(refuses, b.Name, rule.Should, entry{b.Name, it}))
 	}
 	DescribeTable(refuses,
 		func(e entry) {
@@ -123,7 +123,7 @@ func pagedErrorRules(st *paging.PagedState) {
 				rule.Skipf("%s", why)
 			}
 			v := rule.NewVerdict("a 4xx status and the error body for %s", e.name)
-			refusal(v, ex)
+			Refusal(v, ex)
 			v.Check()
 		}, entries)
 
@@ -134,7 +134,7 @@ func pagedErrorRules(st *paging.PagedState) {
 	rule.Define(codesRule, rule.Should, func() {
 		v := rule.NewVerdict(`HTTP 400 with {"code": 3, "details": [{"@type": "type.googleapis.com/core.ErrorDetail", "code": 10028, ...}]}`)
 		ex, _ := reqs.Answer(st.Client, codes)
-		errorCodes(v, ex, 10028)
+		ErrorCodes(v, ex, 10028)
 		v.Check()
 	})
 
@@ -158,9 +158,9 @@ func pagedErrorRules(st *paging.PagedState) {
 	})
 }
 
-// errorCodes checks the gateway's mapping of a broken rule: HTTP 400, code 3
+// ErrorCodes checks the gateway's mapping of a broken rule: HTTP 400, code 3
 // and an ErrorDetail with the detail code.
-func errorCodes(v *rule.Verdict, ex *client.Exchange, detailCode int) {
+func ErrorCodes(v *rule.Verdict, ex *client.Exchange, detailCode int) {
 	v.Judged(1)
 	if ex.Status != http.StatusBadRequest {
 		v.Add(ex, "HTTP %d, want 400", ex.Status)
