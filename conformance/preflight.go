@@ -17,6 +17,7 @@ import (
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/paging"
 	"github.com/chaindata/harness/conformance/rule"
+	"github.com/chaindata/harness/conformance/txrules"
 )
 
 // PreflightError is what the preflight found wrong before any rule ran:
@@ -58,7 +59,7 @@ func preflight(cfg config.Config, withTransactions bool) error {
 	c := client.NewClient(cfg)
 	probes := []probe{{"--base-url", cfg.BaseURL, paging.ParametersListing.Path, url.Values{"pagination.first": {"1"}}}}
 	if withTransactions {
-		probes = append(probes, probe{txFlag, cfg.TransactionsURL, transactionsPath, url.Values{"first": {"1"}}})
+		probes = append(probes, probe{txFlag, cfg.TransactionsURL, txrules.TransactionsPath, url.Values{"first": {"1"}}})
 	}
 	reqs := make([]client.Request, len(probes))
 	for i, p := range probes {
@@ -126,7 +127,7 @@ func isTimeout(err error) bool {
 // the listing without that path once, to say which.
 func pathProblem(c *client.Client, cfg config.Config, p probe, ex *client.Exchange) string {
 	const leaveOut = "leave its rules out with --label-filter '!transactions'"
-	if p.path == transactionsPath && p.flag == "--base-url" {
+	if p.path == txrules.TransactionsPath && p.flag == "--base-url" {
 		return fmt.Sprintf("GET %s answered HTTP 404: the transactions listing is not under --base-url; give the block explorer's address with --transactions-url (e.g. https://explorer.example/rest), or %s", ex.URL, leaveOut)
 	}
 	msg := fmt.Sprintf("GET %s answered HTTP 404: the path looks wrong", ex.URL)
@@ -144,7 +145,7 @@ func pathProblem(c *client.Client, cfg config.Config, p probe, ex *client.Exchan
 		}
 		msg += fmt.Sprintf("; %s %s has the path prefix %s: check it, or drop it if the API is served at the root", p.flag, p.base, prefix)
 	}
-	if p.path == transactionsPath {
+	if p.path == txrules.TransactionsPath {
 		msg += "; or " + leaveOut
 	}
 	return msg

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/paging"
+	"github.com/chaindata/harness/conformance/txrules"
 )
 
 // closedPort returns the URL of a port of 127.0.0.1 nothing listens on.
@@ -161,12 +162,12 @@ func TestPreflight(t *testing.T) {
 			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: ok})
 		}},
 		{name: "a deployment", withTx: true, base: func(t *testing.T) string {
-			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: ok, transactionsPath: answer(200, "application/json", txPage)})
+			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: ok, txrules.TransactionsPath: answer(200, "application/json", txPage)})
 		}},
 		{name: "a JSON error passes: the rules judge it", withTx: true, base: func(t *testing.T) string {
 			return routes(t, map[string]http.HandlerFunc{
 				paging.ParametersListing.Path: answer(500, "application/json", `{"code":13,"message":"internal"}`),
-				transactionsPath:              answer(200, "application/json", txPage)})
+				txrules.TransactionsPath:      answer(200, "application/json", txPage)})
 		}},
 		{name: "refused after the retries passes: the rate-limit rule judges it", cfg: config.Config{Retries: -1}, base: func(t *testing.T) string {
 			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: answer(429, "text/plain", "slow down")})

@@ -17,8 +17,11 @@ import (
 	"github.com/chaindata/harness/conformance/answerrules"
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/modelrules"
+	"github.com/chaindata/harness/conformance/pagedrules"
 	"github.com/chaindata/harness/conformance/report"
 	"github.com/chaindata/harness/conformance/rule"
+	"github.com/chaindata/harness/conformance/txrules"
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/extensions/globals"
 	"github.com/onsi/ginkgo/v2/formatter"
@@ -35,9 +38,9 @@ var _ = declareSuite()
 func declareSuite() bool {
 	rule.DeclareDeadline()
 	rule.Scope(rule.DeploymentLabel, SpecPriority(-1), answerrules.DeploymentRules)
-	declareModelRules()
-	declarePagedRules()
-	rule.Scope("transactions", Ordered, ContinueOnFailure, transactionsRules)
+	modelrules.DeclareModelRules()
+	pagedrules.DeclarePagedRules()
+	rule.Scope("transactions", Ordered, ContinueOnFailure, txrules.TransactionsRules)
 	return true
 }
 
@@ -57,7 +60,7 @@ func resetSuite() {
 // walks afresh.
 func setActiveConfig(cfg config.Config) {
 	rule.SetActive(cfg)
-	resetGrowth()
+	modelrules.ResetGrowth()
 }
 
 // RunOptions says how Run reports.
@@ -173,13 +176,13 @@ func Run(cfg config.Config, opts RunOptions) (*report.Summary, error) {
 	if err := preflight(cfg, transactionsSelected(rules, opts.LabelFilter)); err != nil {
 		return summary, stopBeforeRules(summary, rules, opts, err)
 	}
-	resetModelReports()
+	modelrules.ResetModelReports()
 	var reportErr error
 	ReportAfterSuite("conformance reports", func(r Report) {
 		summary.Duration = time.Since(started)
 		summary.Traffic = client.CurrentTraffic()
 		summary.Rules = ruleResults(rules, r)
-		summary.Model = currentModelReports()
+		summary.Model = modelrules.CurrentModelReports()
 		summary.Stopped = deadlineStop(summary.Rules)
 		reportErr = writeReports(r, summary, opts)
 	})

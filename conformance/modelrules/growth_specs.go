@@ -1,4 +1,4 @@
-package conformance
+package modelrules
 
 import (
 	"fmt"
@@ -61,7 +61,9 @@ var growth struct {
 	walks   map[model.Listing]*growthResult
 }
 
-func resetGrowth() {
+// ResetGrowth forgets the growth walks of the run before, so that a run
+// judges only the walks it started itself.
+func ResetGrowth() {
 	growth.mu.Lock()
 	defer growth.mu.Unlock()
 	growth.started, growth.walks = false, nil

@@ -1,4 +1,4 @@
-package conformance
+package modelrules
 
 import (
 	"context"
@@ -25,9 +25,9 @@ import (
 // modelListings pairs the model's listings with the suite's.
 var modelListings = []model.Listing{model.Games, model.Snapshots, model.Rotations, model.Parameters, model.Transactions}
 
-// declareModelRules declares the model rules of every listing, then the
+// DeclareModelRules declares the model rules of every listing, then the
 // growth rules of the listings that grow (see declareSuite).
-func declareModelRules() {
+func DeclareModelRules() {
 	for _, l := range modelListings {
 		describeModel(l)
 	}
@@ -381,7 +381,8 @@ var modelReports struct {
 	byListing map[string]*report.ModelReport
 }
 
-func resetModelReports() {
+// ResetModelReports forgets the model reports of the run before.
+func ResetModelReports() {
 	modelReports.Lock()
 	defer modelReports.Unlock()
 	modelReports.byListing = map[string]*report.ModelReport{}
@@ -407,8 +408,8 @@ func addModelFailures(listing string, fs []report.ModelFailure) {
 	}
 }
 
-// currentModelReports returns the run's model reports in listing order.
-func currentModelReports() []report.ModelReport {
+// CurrentModelReports returns the run's model reports in listing order.
+func CurrentModelReports() []report.ModelReport {
 	modelReports.Lock()
 	defer modelReports.Unlock()
 	var out []report.ModelReport

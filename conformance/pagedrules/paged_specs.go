@@ -1,4 +1,4 @@
-package conformance
+package pagedrules
 
 import (
 	"fmt"
@@ -40,9 +40,9 @@ func describePaged(l *paging.PagedListing, extra func(st *paging.PagedState)) bo
 	})
 }
 
-// declarePagedRules declares the rules of the four paged listings (see
+// DeclarePagedRules declares the rules of the four paged listings (see
 // declareSuite).
-func declarePagedRules() {
+func DeclarePagedRules() {
 	describePaged(paging.GamesListing, gamesRules)
 	describePaged(paging.SnapshotsListing, nil)
 	describePaged(paging.RotationsListing, rotationsRules)

@@ -1,4 +1,4 @@
-package conformance
+package txrules
 
 import (
 	"crypto/sha256"
@@ -19,9 +19,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// transactionsPath is the transaction listing's path under the
+// TransactionsPath is the transaction listing's path under the
 // transactions URL.
-const transactionsPath = "/transactions"
+const TransactionsPath = "/transactions"
 
 // txCompare orders transactions newest first: block descending, then index
 // in block descending.
@@ -125,7 +125,7 @@ func (ts *txState) setUp() {
 }
 
 func (ts *txState) page(q url.Values) (*paging.Page, *client.Exchange, error) {
-	ex := ts.c.Get(ts.cfg.TransactionsURL, transactionsPath, q)
+	ex := ts.c.Get(ts.cfg.TransactionsURL, TransactionsPath, q)
 	p, err := decodeTransactions(ex)
 	if err == nil {
 		ts.mu.Lock()
@@ -254,9 +254,9 @@ func (ts *txState) rows(n int) []paging.Row {
 	return ts.down.Rows
 }
 
-// transactionsRules are the rules of the transactions listing (see
+// TransactionsRules are the rules of the transactions listing (see
 // declareSuite).
-func transactionsRules() {
+func TransactionsRules() {
 	ts := &txState{}
 	BeforeAll(ts.setUp)
 
@@ -264,7 +264,7 @@ func transactionsRules() {
 	rule.Area("filters", func() { txFilterRules(ts) })
 	rule.Area("errors", func() { txErrorRules(ts) })
 	rule.Area("schema", func() {
-		answerrules.SchemaRules("ListTransactionsResponse", transactionsPath,
+		answerrules.SchemaRules("ListTransactionsResponse", TransactionsPath,
 			rule.Must("2.6", "The transaction listing returns transactions (array). Each element has: ... block | uint64 ... code | int64 ... command | object (the network command, section 2.7)"),
 			func() *client.Client { return ts.c }, false, nil)
 	})
@@ -801,7 +801,7 @@ func txErrorRules(ts *txState) {
 		it   *rule.BatchItem
 	}
 	get := func(q url.Values) client.Request {
-		return client.Request{Base: ts.cfg.TransactionsURL, Path: transactionsPath, Query: q}
+		return client.Request{Base: ts.cfg.TransactionsURL, Path: TransactionsPath, Query: q}
 	}
 	var entries []TableEntry
 	for _, r := range reqs {

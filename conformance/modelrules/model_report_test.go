@@ -1,4 +1,4 @@
-package conformance
+package modelrules
 
 import (
 	"testing"
@@ -8,18 +8,18 @@ import (
 )
 
 func TestModelReportsRegistry(t *testing.T) {
-	resetModelReports()
-	defer resetModelReports()
+	ResetModelReports()
+	defer ResetModelReports()
 	setModelReport(&report.ModelReport{Listing: "transactions", Queries: 1})
 	setModelReport(&report.ModelReport{Listing: "games", Queries: 2})
 	addModelFailures("games", []report.ModelFailure{{Rule: "GAMES-MOD-003"}})
 	addModelFailures("snapshots", []report.ModelFailure{{Rule: "SNAP-MOD-003"}})
-	got := currentModelReports()
+	got := CurrentModelReports()
 	if len(got) != 2 || got[0].Listing != "games" || got[1].Listing != "transactions" || len(got[0].Failures) != 1 {
 		t.Errorf("reports %+v, want games then transactions, games with one failure", got)
 	}
 	setModelReport(&report.ModelReport{Listing: "games", Queries: 3})
-	if got := currentModelReports(); got[0].Queries != 3 || len(got[0].Failures) != 1 {
+	if got := CurrentModelReports(); got[0].Queries != 3 || len(got[0].Failures) != 1 {
 		t.Errorf("a report set again keeps the failures added: %+v", got[0])
 	}
 }
