@@ -9,7 +9,7 @@ import (
 )
 
 // DeploymentRules are the rules on the deployment as a whole (see
-// declareSuite).
+// conformance's declareSuite).
 func DeploymentRules() {
 	rule.Area("limits", func() {
 		rule.Define(rule.RateLimitRuleText, rule.Must("1", "The service answers HTTP GET requests and returns JSON bodies."), func() {

@@ -13,7 +13,7 @@ const (
 	// MaxBody bounds how much of one response the suite reads.
 	MaxBody = 64 << 20
 	// bodyBudgetBytes bounds the bytes of every body being read at once,
-	// by all the requests of a run together: maxBody counted across
+	// by all the requests of a run together: MaxBody counted across
 	// concurrent requests, so that --concurrency endless bodies cost no
 	// more than two of them.
 	bodyBudgetBytes = 2 * MaxBody
@@ -29,7 +29,7 @@ const (
 	MaxKeptBodies = 256 << 20
 )
 
-// errBodyTooLarge and errBodyBudget are the reasons a body was not read
+// ErrBodyTooLarge and errBodyBudget are the reasons a body was not read
 // whole.
 var (
 	ErrBodyTooLarge = fmt.Errorf("body larger than %d bytes (%d MiB)", MaxBody, MaxBody>>20)

@@ -185,7 +185,7 @@ func (c *Client) do(method, base, path string, q url.Values) *Exchange {
 }
 
 // Keep remembers an exchange that brought a complete response. Past
-// maxKeptBodies bytes of bodies in the run, it remembers a copy without
+// MaxKeptBodies bytes of bodies in the run, it remembers a copy without
 // the body (unkept), so that what the run keeps stays bounded.
 func (c *Client) Keep(ex *Exchange) {
 	if ex.Err != nil {

@@ -51,7 +51,7 @@ var (
 )
 
 // ConfigureTraffic sets the rate limit, in-flight bound, retries and headers
-// of every client made from now on, and resets the counters. setActiveConfig
+// of every client made from now on, and resets the counters. rule.SetActive
 // calls it for each run.
 func ConfigureTraffic(cfg config.Config) {
 	t := newTraffic(cfg.WithDefaults())
@@ -86,7 +86,7 @@ type RunState struct {
 	// slots holds one token per request in flight.
 	slots chan struct{}
 	pace  *pacer
-	// Ctx ends when the run deadline passes (cause errRunDeadline) or the
+	// Ctx ends when the run deadline passes (cause ErrRunDeadline) or the
 	// run is over; every request and every wait of the run ends with it.
 	Ctx        context.Context
 	cancel     context.CancelFunc
@@ -97,7 +97,7 @@ type RunState struct {
 	mu     sync.Mutex
 	counts Traffic
 	// kept is the bytes of the bodies kept for the schema rules, at most
-	// keptLimit (maxKeptBodies).
+	// keptLimit (MaxKeptBodies).
 	kept, KeptLimit int
 }
 
@@ -215,7 +215,7 @@ func (t *RunState) refused(u string) {
 }
 
 // keepBody reports whether a body of n bytes may be kept for the schema
-// rules within maxKeptBodies, and counts it when it may.
+// rules within MaxKeptBodies, and counts it when it may.
 func (t *RunState) keepBody(n int) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()

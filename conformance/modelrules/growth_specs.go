@@ -54,7 +54,7 @@ type growthResult struct {
 
 // growth holds the run's growth walks: started once a run, side by side,
 // when the first model container starts, so that the waits overlap.
-// resetGrowth forgets the walks of the run before.
+// ResetGrowth forgets the walks of the run before.
 var growth struct {
 	mu      sync.Mutex
 	started bool

@@ -26,7 +26,7 @@ import (
 var modelListings = []model.Listing{model.Games, model.Snapshots, model.Rotations, model.Parameters, model.Transactions}
 
 // DeclareModelRules declares the model rules of every listing, then the
-// growth rules of the listings that grow (see declareSuite).
+// growth rules of the listings that grow (see conformance's declareSuite).
 func DeclareModelRules() {
 	for _, l := range modelListings {
 		describeModel(l)

@@ -41,7 +41,7 @@ func describePaged(l *paging.PagedListing, extra func(st *paging.PagedState)) bo
 }
 
 // DeclarePagedRules declares the rules of the four paged listings (see
-// declareSuite).
+// conformance's declareSuite).
 func DeclarePagedRules() {
 	describePaged(paging.GamesListing, gamesRules)
 	describePaged(paging.SnapshotsListing, nil)

@@ -526,7 +526,7 @@ func around(got, want []Row, i int) string {
 	return b.String()
 }
 
-// WithHint is countHint as the end of a message: "; " and the hint, or "".
+// WithHint is client.CountHint as the end of a message: "; " and the hint, or "".
 func WithHint(ex *client.Exchange) string {
 	if h := client.CountHint(ex); h != "" {
 		return "; " + h

@@ -255,7 +255,7 @@ func (ts *txState) rows(n int) []paging.Row {
 }
 
 // TransactionsRules are the rules of the transactions listing (see
-// declareSuite).
+// conformance's declareSuite).
 func TransactionsRules() {
 	ts := &txState{}
 	BeforeAll(ts.setUp)
