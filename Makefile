@@ -311,7 +311,7 @@ load: build
 ## chromium (which must be on the PATH) and save docs/conformance-report.png
 report-screenshot:
 	REPORT_SCREENSHOT=$(CURDIR)/docs/conformance-report.png \
-		$(GO) test -count=1 -run '^TestHTMLReportInBrowser$$' -v ./conformance
+		$(GO) test -count=1 -run '^TestHTMLReportInBrowser$$' -v ./conformance/report
 
 ## check-export: the OpenAPI export and the bundled schemas in the npm and
 ## Python tools client developers use (Spectral, Redocly, openapi-typescript

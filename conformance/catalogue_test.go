@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"flag"
+	"github.com/chaindata/harness/conformance/rule"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,7 +17,7 @@ var update = flag.Bool("update", false, "give new rules IDs in rule-ids.txt and 
 // Paths of the committed catalogue and ID registry.
 var (
 	cataloguePath = filepath.Join("..", "docs", "conformance-rules.md")
-	ruleIDsPath   = "rule-ids.txt"
+	ruleIDsPath   = filepath.Join("rule", "rule-ids.txt")
 )
 
 // TestRuleCatalogue checks that every rule is labelled with one scope and
@@ -32,7 +33,7 @@ func TestRuleCatalogue(t *testing.T) {
 		t.Fatal("the suite has no rules")
 	}
 	if *update {
-		ids, err := nextIDs(rules)
+		ids, err := rule.NextIDs(rules)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,10 +51,10 @@ func TestRuleCatalogue(t *testing.T) {
 		seen[key] = true
 		scopesN, areas := 0, 0
 		for _, l := range r.Labels {
-			if slices.Contains(scopes(), l) {
+			if slices.Contains(rule.Scopes(), l) {
 				scopesN++
 			}
-			if slices.Contains(Areas, l) {
+			if slices.Contains(rule.Areas, l) {
 				areas++
 			}
 		}
@@ -61,7 +62,7 @@ func TestRuleCatalogue(t *testing.T) {
 			t.Errorf("rule %q has %d listing and %d area labels, want one of each: %v", r.Text, scopesN, areas, r.Labels)
 		}
 		switch {
-		case r.ID == unassigned:
+		case r.ID == rule.Unassigned:
 			t.Errorf("rule %q (%s, %s) has no ID: run go test ./conformance -run TestRuleCatalogue -update", r.Text, r.Listing, r.Area)
 		case ids[r.ID] != "":
 			t.Errorf("rules %q and %q share the ID %s", ids[r.ID], r.Text, r.ID)
@@ -98,38 +99,38 @@ func TestRuleCatalogue(t *testing.T) {
 // and text), is never given to a second rule, and a rule the suite no
 // longer has is marked retired, never dropped or reused.
 func TestRuleIDsAreStable(t *testing.T) {
-	reg := ruleRegistry()
-	if reg.err != nil {
-		t.Fatal(reg.err)
+	reg := rule.Registry()
+	if reg.Err != nil {
+		t.Fatal(reg.Err)
 	}
 	rules, err := Rules()
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]Rule{}
+	byID := map[string]rule.Rule{}
 	for _, r := range rules {
 		byID[r.ID] = r
 	}
 	published := map[string]bool{}
 	texts := map[string]string{}
-	for _, e := range reg.entries {
-		if published[e.id] {
-			t.Errorf("rule-ids.txt lists %s twice: an ID is never reused", e.id)
+	for _, e := range reg.Entries {
+		if published[e.ID] {
+			t.Errorf("rule-ids.txt lists %s twice: an ID is never reused", e.ID)
 		}
-		published[e.id] = true
-		key := e.scope + " " + e.area + " " + e.text
-		if prev, dup := texts[key]; dup && !e.retired {
-			t.Errorf("rule-ids.txt gives %q both %s and %s", key, prev, e.id)
+		published[e.ID] = true
+		key := e.Scope + " " + e.Area + " " + e.Text
+		if prev, dup := texts[key]; dup && !e.Retired {
+			t.Errorf("rule-ids.txt gives %q both %s and %s", key, prev, e.ID)
 		}
-		texts[key] = e.id
-		r, current := byID[e.id]
+		texts[key] = e.ID
+		r, current := byID[e.ID]
 		switch {
-		case e.retired && current:
-			t.Errorf("%s is retired but a rule uses it again (%q): a retired ID is never reused", e.id, r.Text)
-		case !e.retired && !current:
-			t.Errorf("%s (%q) is no longer a rule of the suite: mark it retired (-update), never drop or reuse it", e.id, e.text)
-		case current && (r.Listing != e.scope || r.Area != e.area || r.Text != e.text):
-			t.Errorf("%s names %q (%s, %s) in rule-ids.txt but the suite gives it to %q (%s, %s): an ID never changes its rule", e.id, e.text, e.scope, e.area, r.Text, r.Listing, r.Area)
+		case e.Retired && current:
+			t.Errorf("%s is retired but a rule uses it again (%q): a retired ID is never reused", e.ID, r.Text)
+		case !e.Retired && !current:
+			t.Errorf("%s (%q) is no longer a rule of the suite: mark it retired (-update), never drop or reuse it", e.ID, e.Text)
+		case current && (r.Listing != e.Scope || r.Area != e.Area || r.Text != e.Text):
+			t.Errorf("%s names %q (%s, %s) in rule-ids.txt but the suite gives it to %q (%s, %s): an ID never changes its rule", e.ID, e.Text, e.Scope, e.Area, r.Text, r.Listing, r.Area)
 		}
 	}
 	if !published[byIDOrEmpty(rules)] && len(rules) > 0 {
@@ -137,7 +138,7 @@ func TestRuleIDsAreStable(t *testing.T) {
 	}
 }
 
-func byIDOrEmpty(rules []Rule) string { return rules[0].ID }
+func byIDOrEmpty(rules []rule.Rule) string { return rules[0].ID }
 
 // specPath is the spec, where the project's checkout has shared/ beside it
 // (as on the developers' machines and in CI).
@@ -172,38 +173,5 @@ func TestCitationsQuoteTheSpec(t *testing.T) {
 				t.Errorf("%s quotes %q, which is not in the spec", r.ID, part)
 			}
 		}
-	}
-}
-
-// TestParseRuleIDs checks the registry reader on good and bad lines.
-func TestParseRuleIDs(t *testing.T) {
-	tests := []struct {
-		name    string
-		data    string
-		want    int
-		retired int
-		wantErr bool
-	}{
-		{"comments and blank lines", "# c\n\nGAMES-PAG-001\tgames\tpagination\ta rule\n", 1, 0, false},
-		{"retired", "GAMES-PAG-001\tretired\tgames\tpagination\ta rule\n", 1, 1, false},
-		{"bad ID", "GAMES-PAG-1\tgames\tpagination\ta rule\n", 0, 0, true},
-		{"missing field", "GAMES-PAG-001\tgames\ta rule\n", 0, 0, true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			es, err := parseRuleIDs(tc.data)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("error %v, want one: %v", err, tc.wantErr)
-			}
-			retired := 0
-			for _, e := range es {
-				if e.retired {
-					retired++
-				}
-			}
-			if len(es) != tc.want || retired != tc.retired {
-				t.Errorf("%d entries (%d retired), want %d (%d)", len(es), retired, tc.want, tc.retired)
-			}
-		})
 	}
 }

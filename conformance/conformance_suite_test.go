@@ -5,6 +5,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/rule"
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
@@ -13,7 +16,7 @@ import (
 // suiteFlags are the suite's flags under go test:
 //
 //	go test ./conformance -args --base-url=http://127.0.0.1:8080 [--ginkgo.label-filter='!strict']
-var suiteFlags Config
+var suiteFlags config.Config
 
 // ginkgoFlags is Ginkgo's configuration as the command line gave it, taken
 // before any test of the package runs: TestRuleCatalogue previews the
@@ -30,7 +33,7 @@ func init() {
 	if err := suiteFlags.ApplyEnv(os.Getenv); err != nil {
 		panic(err)
 	}
-	RegisterFlags(flag.CommandLine, &suiteFlags)
+	config.RegisterFlags(flag.CommandLine, &suiteFlags)
 }
 
 func TestMain(m *testing.M) {
@@ -57,13 +60,13 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	setActiveConfig(suiteFlags)
-	defer currentTraffic().stop()
+	defer client.Current().Stop()
 	if err := preflight(suiteFlags, transactionsSelected(rules, ginkgoFlags.suite.LabelFilter)); err != nil {
 		t.Fatal(err)
 	}
-	RegisterFailHandler(ruleFail)
+	RegisterFailHandler(rule.FailRule)
 	suiteMu.Lock()
 	defer suiteMu.Unlock()
 	resetSuite() // a test before may have run the suite (Run)
-	RunSpecs(t, SuiteDescription, ginkgoFlags.suite, ginkgoFlags.reporter)
+	RunSpecs(t, rule.SuiteDescription, ginkgoFlags.suite, ginkgoFlags.reporter)
 }

@@ -1,6 +1,11 @@
 package conformance
 
 import (
+	"github.com/chaindata/harness/conformance/answerrules"
+	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/report"
+	"github.com/chaindata/harness/conformance/rule"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -18,42 +23,42 @@ func TestTimeoutsRunSideBySide(t *testing.T) {
 	base := neverAnswers(t)
 	tests := []struct {
 		name string
-		ask  func(c *client) []*exchange
+		ask  func(c *client.Client) []*client.Exchange
 	}{
-		{"getAll", func(c *client) []*exchange {
-			reqs := make([]request, n)
+		{"getAll", func(c *client.Client) []*client.Exchange {
+			reqs := make([]client.Request, n)
 			for i := range reqs {
-				reqs[i] = request{base: base, path: "/x"}
+				reqs[i] = client.Request{Base: base, Path: "/x"}
 			}
-			return c.getAll(reqs)
+			return c.GetAll(reqs)
 		}},
-		{"batch of error rules", func(c *client) []*exchange {
-			var b batch
-			var items []*batchItem
+		{"batch of error rules", func(c *client.Client) []*client.Exchange {
+			var b rule.Batch
+			var items []*rule.BatchItem
 			for range n {
-				items = append(items, b.add("a rule", should, func() (request, string) {
-					return request{base: base, path: "/x"}, ""
+				items = append(items, b.Add("a rule", rule.Should, func() (client.Request, string) {
+					return client.Request{Base: base, Path: "/x"}, ""
 				}))
 			}
 			// Asked as the first rule would, with no label filter (go test
 			// may have one for the suite).
-			b.asked = true
-			b.ask(c, "")
-			out := make([]*exchange, n)
+			b.Asked = true
+			b.Ask(c, "")
+			out := make([]*client.Exchange, n)
 			for i, it := range items {
-				out[i], _ = b.answer(c, it)
+				out[i], _ = b.Answer(c, it)
 			}
 			return out
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := useTraffic(t, Config{BaseURL: base, Timeout: timeout, Concurrency: 4})
+			c := useTraffic(t, config.Config{BaseURL: base, Timeout: timeout, Concurrency: 4})
 			start := time.Now()
 			out := tc.ask(c)
 			elapsed := time.Since(start)
 			for i, ex := range out {
-				if ex == nil || ex.err == nil || !isTimeout(ex.err) {
+				if ex == nil || ex.Err == nil || !isTimeout(ex.Err) {
 					t.Fatalf("request %d: %+v, want a timeout", i, ex)
 				}
 			}
@@ -73,17 +78,17 @@ func TestRunDeadlineEndsRequests(t *testing.T) {
 	const deadline = 300 * time.Millisecond
 	tests := []struct {
 		name string
-		cfg  Config
+		cfg  config.Config
 		base func(t *testing.T) string
 	}{
-		{"a request in flight", Config{Timeout: time.Minute}, neverAnswers},
-		{"the wait for a retry", Config{Timeout: time.Minute}, func(t *testing.T) string {
+		{"a request in flight", config.Config{Timeout: time.Minute}, neverAnswers},
+		{"the wait for a retry", config.Config{Timeout: time.Minute}, func(t *testing.T) string {
 			return routes(t, map[string]http.HandlerFunc{"/x": func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", "50")
 				w.WriteHeader(http.StatusTooManyRequests)
 			}})
 		}},
-		{"the wait for the rate limit", Config{Timeout: time.Minute, Rate: 0.5}, func(t *testing.T) string {
+		{"the wait for the rate limit", config.Config{Timeout: time.Minute, Rate: 0.5}, func(t *testing.T) string {
 			return routes(t, map[string]http.HandlerFunc{"/x": answer(200, "application/json", "{}")})
 		}},
 	}
@@ -93,22 +98,22 @@ func TestRunDeadlineEndsRequests(t *testing.T) {
 			cfg.BaseURL, cfg.RunTimeout = tc.base(t), deadline
 			c := useTraffic(t, cfg)
 			start := time.Now()
-			var ex *exchange
+			var ex *client.Exchange
 			for range 2 { // with a rate of 0.5/s the second request waits
-				ex = c.get(cfg.BaseURL, "/x", nil)
+				ex = c.Get(cfg.BaseURL, "/x", nil)
 			}
 			if elapsed := time.Since(start); elapsed > deadline+2*time.Second {
 				t.Errorf("the request ended after %s, want soon after the run deadline (%s)", elapsed, deadline)
 			}
 			want := "the run deadline passed (--run-timeout 300ms)"
-			if ex.err == nil || !strings.Contains(ex.err.Error(), want) {
-				t.Errorf("the request's error is %v, want one saying %q", ex.err, want)
+			if ex.Err == nil || !strings.Contains(ex.Err.Error(), want) {
+				t.Errorf("the request's error is %v, want one saying %q", ex.Err, want)
 			}
 			start = time.Now()
-			if later := c.get(cfg.BaseURL, "/x", nil); later.err == nil || time.Since(start) > 100*time.Millisecond {
-				t.Errorf("a request after the deadline took %s (error %v), want an error at once", time.Since(start), later.err)
+			if later := c.Get(cfg.BaseURL, "/x", nil); later.Err == nil || time.Since(start) > 100*time.Millisecond {
+				t.Errorf("a request after the deadline took %s (error %v), want an error at once", time.Since(start), later.Err)
 			}
-			if !currentTraffic().expired() {
+			if !client.Current().Expired() {
 				t.Error("the traffic does not say the deadline passed")
 			}
 		})
@@ -124,30 +129,30 @@ func TestKeptBodiesAreBounded(t *testing.T) {
 		w.Write([]byte(body))
 	}))
 	defer srv.Close()
-	c := useTraffic(t, Config{BaseURL: srv.URL})
-	c.t.keptLimit = 3 * len(body)
+	c := useTraffic(t, config.Config{BaseURL: srv.URL})
+	c.State.KeptLimit = 3 * len(body)
 	for i := range 5 {
-		if ex := c.get(srv.URL, "/x", nil); string(ex.body) != body {
-			t.Fatalf("answer %d has a body of %d bytes, want %d: the caller gets every body whole", i, len(ex.body), len(body))
+		if ex := c.Get(srv.URL, "/x", nil); string(ex.Body) != body {
+			t.Fatalf("answer %d has a body of %d bytes, want %d: the caller gets every body whole", i, len(ex.Body), len(body))
 		}
 	}
-	log := c.exchanges()
+	log := c.Exchanges()
 	var kept, unkept []string
 	for i, ex := range log {
 		switch {
-		case ex.unkept && ex.body == nil && ex.status == 200:
+		case ex.Unkept && ex.Body == nil && ex.Status == 200:
 			unkept = append(unkept, strconv.Itoa(i))
-		case !ex.unkept && string(ex.body) == body:
+		case !ex.Unkept && string(ex.Body) == body:
 			kept = append(kept, strconv.Itoa(i))
 		}
 	}
 	if len(kept) != 3 || len(unkept) != 2 {
 		t.Errorf("the log keeps the bodies of answers %v and not of %v, want 3 and 2", kept, unkept)
 	}
-	v := newVerdict("test")
-	validateAll(v, nil, log[3:], func(*exchange) bool { return true })
-	if v.cases != 0 || !strings.Contains(v.none, "kept no body of the 2 answers") {
-		t.Errorf("validating answers without bodies judged %d cases (none: %q), want none, and saying why", v.cases, v.none)
+	v := rule.NewVerdict("test")
+	answerrules.ValidateAll(v, nil, log[3:], func(*client.Exchange) bool { return true })
+	if v.Cases != 0 || !strings.Contains(v.None, "kept no body of the 2 answers") {
+		t.Errorf("validating answers without bodies judged %d cases (none: %q), want none, and saying why", v.Cases, v.None)
 	}
 }
 
@@ -155,11 +160,11 @@ func TestKeptBodiesAreBounded(t *testing.T) {
 // gives the rules it left unjudged one line, not one each.
 func TestStoppedRunSummary(t *testing.T) {
 	const stopped = "the run deadline passed (--run-timeout 2s)"
-	rules := []RuleResult{
-		{Rule: Rule{ID: "GAMES-PAG-001", Listing: "games", Area: "pagination", Text: "a"}, State: StatePassed},
-		{Rule: Rule{ID: "GAMES-PAG-002", Listing: "games", Area: "pagination", Text: "b"}, State: StateSkipped, Message: "the listing has 1 row"},
-		{Rule: Rule{ID: "GAMES-PAG-003", Listing: "games", Area: "pagination", Text: "c"}, State: StateSkipped, Message: stopped},
-		{Rule: Rule{ID: "GAMES-PAG-004", Listing: "games", Area: "pagination", Text: "d"}, State: StateSkipped, Message: stopped + "\nA games page could not be read"},
+	rules := []report.RuleResult{
+		{Rule: rule.Rule{ID: "GAMES-PAG-001", Listing: "games", Area: "pagination", Text: "a"}, State: report.StatePassed},
+		{Rule: rule.Rule{ID: "GAMES-PAG-002", Listing: "games", Area: "pagination", Text: "b"}, State: report.StateSkipped, Message: "the listing has 1 row"},
+		{Rule: rule.Rule{ID: "GAMES-PAG-003", Listing: "games", Area: "pagination", Text: "c"}, State: report.StateSkipped, Message: stopped},
+		{Rule: rule.Rule{ID: "GAMES-PAG-004", Listing: "games", Area: "pagination", Text: "d"}, State: report.StateSkipped, Message: stopped + "\nA games page could not be read"},
 	}
 	tests := []struct {
 		name       string
@@ -174,12 +179,12 @@ func TestStoppedRunSummary(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Summary{Rules: rules, Stopped: tc.stopped}
+			s := &report.Summary{Rules: rules, Stopped: tc.stopped}
 			if s.Passed() != tc.passed {
 				t.Errorf("Passed() = %v, want %v", s.Passed(), tc.passed)
 			}
 			var b strings.Builder
-			WriteSummary(&b, s)
+			report.WriteSummary(&b, s)
 			for _, w := range tc.want {
 				if !strings.Contains(b.String(), w) {
 					t.Errorf("the summary lacks %q:\n%s", w, b.String())

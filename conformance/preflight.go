@@ -13,7 +13,11 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/onsi/ginkgo/v2/types"
+	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/paging"
+	"github.com/chaindata/harness/conformance/rule"
+	"github.com/chaindata/harness/conformance/txrules"
 )
 
 // PreflightError is what the preflight found wrong before any rule ran:
@@ -46,22 +50,22 @@ type probe struct {
 // 503) passes: the rate-limit rule judges it. It asks at most one more
 // request, after a 404 under a base URL with a path, to say whether the
 // path is one too many.
-func preflight(cfg Config, withTransactions bool) error {
+func preflight(cfg config.Config, withTransactions bool) error {
 	txFlag := "--transactions-url"
 	if cfg.TransactionsURL == "" {
 		txFlag = "--base-url"
 	}
-	cfg = cfg.withDefaults()
-	c := newClient(cfg)
-	probes := []probe{{"--base-url", cfg.BaseURL, parametersListing.path, url.Values{"pagination.first": {"1"}}}}
+	cfg = cfg.WithDefaults()
+	c := client.NewClient(cfg)
+	probes := []probe{{"--base-url", cfg.BaseURL, paging.ParametersListing.Path, url.Values{"pagination.first": {"1"}}}}
 	if withTransactions {
-		probes = append(probes, probe{txFlag, cfg.TransactionsURL, transactionsPath, url.Values{"first": {"1"}}})
+		probes = append(probes, probe{txFlag, cfg.TransactionsURL, txrules.TransactionsPath, url.Values{"first": {"1"}}})
 	}
-	reqs := make([]request, len(probes))
+	reqs := make([]client.Request, len(probes))
 	for i, p := range probes {
-		reqs[i] = request{base: p.base, path: p.path, q: p.q}
+		reqs[i] = client.Request{Base: p.base, Path: p.path, Query: p.q}
 	}
-	for i, ex := range c.getAll(reqs) {
+	for i, ex := range c.GetAll(reqs) {
 		if problem := judgeProbe(c, cfg, probes[i], ex); problem != "" {
 			return &PreflightError{Problem: problem}
 		}
@@ -70,45 +74,45 @@ func preflight(cfg Config, withTransactions bool) error {
 }
 
 // judgeProbe says what is wrong with a probe's answer, or "".
-func judgeProbe(c *client, cfg Config, p probe, ex *exchange) string {
+func judgeProbe(c *client.Client, cfg config.Config, p probe, ex *client.Exchange) string {
 	switch {
-	case ex.err != nil:
+	case ex.Err != nil:
 		return transportProblem(cfg, p, ex)
-	case ex.refused:
+	case ex.Refused:
 		return ""
-	case ex.status == http.StatusNotFound:
+	case ex.Status == http.StatusNotFound:
 		return pathProblem(c, cfg, p, ex)
-	case ex.status == http.StatusUnauthorized || ex.status == http.StatusForbidden:
-		return fmt.Sprintf("GET %s answered HTTP %d: the deployment wants credentials the suite did not send; give them with --header 'Name: value' (an API key, say)", ex.url, ex.status)
-	case !json.Valid(ex.body):
+	case ex.Status == http.StatusUnauthorized || ex.Status == http.StatusForbidden:
+		return fmt.Sprintf("GET %s answered HTTP %d: the deployment wants credentials the suite did not send; give them with --header 'Name: value' (an API key, say)", ex.URL, ex.Status)
+	case !json.Valid(ex.Body):
 		return fmt.Sprintf("GET %s answered HTTP %d with a body that is not JSON (Content-Type %q, %s): is %s %s the API's address?",
-			ex.url, ex.status, ex.header.Get("Content-Type"), trimBody(oneLine(ex.body), 80), p.flag, p.base)
+			ex.URL, ex.Status, ex.Header.Get("Content-Type"), client.TrimBody(oneLine(ex.Body), 80), p.flag, p.base)
 	}
 	return ""
 }
 
 // transportProblem says why a probe got no answer.
-func transportProblem(cfg Config, p probe, ex *exchange) string {
-	err := ex.err
+func transportProblem(cfg config.Config, p probe, ex *client.Exchange) string {
+	err := ex.Err
 	host := hostOf(p.base)
 	var dnsErr *net.DNSError
 	var certErr *tls.CertificateVerificationError
 	var unknownAuthority x509.UnknownAuthorityError
 	switch {
-	case errors.Is(err, errRunDeadline) || currentTraffic().expired():
-		return fmt.Sprintf("%s before %s %s answered", currentTraffic().deadlineMessage(), p.flag, p.base)
+	case errors.Is(err, client.ErrRunDeadline) || client.Current().Expired():
+		return fmt.Sprintf("%s before %s %s answered", client.Current().DeadlineMessage(), p.flag, p.base)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Sprintf("cannot connect to %s (%s %s): connection refused; is the deployment running, and on this port?", host, p.flag, p.base)
 	case errors.As(err, &dnsErr):
 		return fmt.Sprintf("cannot resolve the host %s (%s %s): %v", dnsErr.Name, p.flag, p.base, dnsErr.Err)
 	case isTimeout(err):
-		return fmt.Sprintf("no answer from %s %s within %s (--timeout): GET %s", p.flag, p.base, cfg.Timeout, ex.url)
-	case errors.Is(err, errBodyTooLarge):
-		return fmt.Sprintf("GET %s answered HTTP %d with a body larger than %d MiB: is %s %s the API's address?", ex.url, ex.status, maxBody>>20, p.flag, p.base)
+		return fmt.Sprintf("no answer from %s %s within %s (--timeout): GET %s", p.flag, p.base, cfg.Timeout, ex.URL)
+	case errors.Is(err, client.ErrBodyTooLarge):
+		return fmt.Sprintf("GET %s answered HTTP %d with a body larger than %d MiB: is %s %s the API's address?", ex.URL, ex.Status, client.MaxBody>>20, p.flag, p.base)
 	case errors.As(err, &certErr), errors.As(err, &unknownAuthority):
 		return fmt.Sprintf("cannot connect to %s (%s %s): its TLS certificate is not trusted: %v", host, p.flag, p.base, err)
 	}
-	return fmt.Sprintf("cannot ask %s %s: GET %s: %v", p.flag, p.base, ex.url, err)
+	return fmt.Sprintf("cannot ask %s %s: GET %s: %v", p.flag, p.base, ex.URL, err)
 }
 
 // isTimeout reports whether err is a timeout: the attempt's context, or
@@ -121,12 +125,12 @@ func isTimeout(err error) bool {
 // pathProblem says what a 404 to a probe suggests: the base URL needs a
 // path prefix, or has one too many. When the base URL has a path, it asks
 // the listing without that path once, to say which.
-func pathProblem(c *client, cfg Config, p probe, ex *exchange) string {
+func pathProblem(c *client.Client, cfg config.Config, p probe, ex *client.Exchange) string {
 	const leaveOut = "leave its rules out with --label-filter '!transactions'"
-	if p.path == transactionsPath && p.flag == "--base-url" {
-		return fmt.Sprintf("GET %s answered HTTP 404: the transactions listing is not under --base-url; give the block explorer's address with --transactions-url (e.g. https://explorer.example/rest), or %s", ex.url, leaveOut)
+	if p.path == txrules.TransactionsPath && p.flag == "--base-url" {
+		return fmt.Sprintf("GET %s answered HTTP 404: the transactions listing is not under --base-url; give the block explorer's address with --transactions-url (e.g. https://explorer.example/rest), or %s", ex.URL, leaveOut)
 	}
-	msg := fmt.Sprintf("GET %s answered HTTP 404: the path looks wrong", ex.url)
+	msg := fmt.Sprintf("GET %s answered HTTP 404: the path looks wrong", ex.URL)
 	u, err := url.Parse(p.base)
 	if err != nil {
 		return msg
@@ -136,12 +140,12 @@ func pathProblem(c *client, cfg Config, p probe, ex *exchange) string {
 		msg += fmt.Sprintf("; if the deployment serves the API under a path prefix, add it to %s (e.g. %s/prefix)", p.flag, p.base)
 	} else {
 		root := u.Scheme + "://" + u.Host
-		if again := c.get(root, p.path, p.q); again.err == nil && again.status == http.StatusOK && json.Valid(again.body) {
+		if again := c.Get(root, p.path, p.q); again.Err == nil && again.Status == http.StatusOK && json.Valid(again.Body) {
 			return msg + fmt.Sprintf("; the listing answers at %s without the path %s: drop it from %s", root, prefix, p.flag)
 		}
 		msg += fmt.Sprintf("; %s %s has the path prefix %s: check it, or drop it if the API is served at the root", p.flag, p.base, prefix)
 	}
-	if p.path == transactionsPath {
+	if p.path == txrules.TransactionsPath {
 		msg += "; or " + leaveOut
 	}
 	return msg
@@ -169,21 +173,11 @@ func oneLine(body []byte) []byte {
 
 // transactionsSelected reports whether the label filter selects a rule of
 // the transactions listing; an unreadable filter selects every rule.
-func transactionsSelected(rules []Rule, filter string) bool {
+func transactionsSelected(rules []rule.Rule, filter string) bool {
 	for _, r := range rules {
-		if r.Listing == "transactions" && ruleSelected(r.Labels, filter) {
+		if r.Listing == "transactions" && rule.Selected(r.Labels, filter) {
 			return true
 		}
 	}
 	return false
-}
-
-// ruleSelected reports whether a label filter selects a rule with the
-// labels; an empty or unreadable filter selects every rule.
-func ruleSelected(labels []string, filter string) bool {
-	if filter == "" {
-		return true
-	}
-	match, err := types.ParseLabelFilter(filter)
-	return err != nil || match(labels)
 }

@@ -10,6 +10,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/paging"
+	"github.com/chaindata/harness/conformance/txrules"
 )
 
 // closedPort returns the URL of a port of 127.0.0.1 nothing listens on.
@@ -106,7 +110,7 @@ func TestPreflight(t *testing.T) {
 		base, tx func(t *testing.T) string
 		// withTx says whether a transactions rule is selected.
 		withTx bool
-		cfg    Config
+		cfg    config.Config
 		// want is a part of the one-line problem; "" means none.
 		want string
 		// within bounds how long the preflight may take.
@@ -114,55 +118,59 @@ func TestPreflight(t *testing.T) {
 	}{
 		{name: "closed port", base: closedPort, want: "cannot connect to 127.0.0.1:", within: 2 * time.Second},
 		{name: "closed port of the transactions URL", withTx: true,
-			base: func(t *testing.T) string { return routes(t, map[string]http.HandlerFunc{parametersListing.path: ok}) },
-			tx:   closedPort, want: "(--transactions-url http://127.0.0.1:", within: 2 * time.Second},
-		{name: "never answers", base: neverAnswers, cfg: Config{Timeout: 300 * time.Millisecond},
+			base: func(t *testing.T) string {
+				return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: ok})
+			},
+			tx: closedPort, want: "(--transactions-url http://127.0.0.1:", within: 2 * time.Second},
+		{name: "never answers", base: neverAnswers, cfg: config.Config{Timeout: 300 * time.Millisecond},
 			want: "within 300ms (--timeout)", within: 2 * time.Second},
-		{name: "never answers, run deadline first", base: neverAnswers, cfg: Config{Timeout: 10 * time.Second, RunTimeout: 300 * time.Millisecond},
+		{name: "never answers, run deadline first", base: neverAnswers, cfg: config.Config{Timeout: 10 * time.Second, RunTimeout: 300 * time.Millisecond},
 			want: "the run deadline passed (--run-timeout 300ms) before --base-url", within: 2 * time.Second},
 		{name: "name does not resolve", base: func(*testing.T) string { return "http://no-such-host.invalid" }, want: "cannot resolve the host no-such-host.invalid"},
 		{name: "404 at the root", base: func(t *testing.T) string { return routes(t, nil) },
 			want: "answered HTTP 404: the path looks wrong; if the deployment serves the API under a path prefix, add it to --base-url"},
 		{name: "404 under a prefix the API lacks",
 			base: func(t *testing.T) string {
-				return routes(t, map[string]http.HandlerFunc{parametersListing.path: ok}) + "/gateway"
+				return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: ok}) + "/gateway"
 			},
 			want: "the listing answers at http://127.0.0.1:"},
 		{name: "404 under a prefix, and at the root",
 			base: func(t *testing.T) string { return routes(t, nil) + "/gateway/" },
 			want: "has the path prefix /gateway: check it"},
 		{name: "not JSON", base: func(t *testing.T) string {
-			return routes(t, map[string]http.HandlerFunc{parametersListing.path: answer(200, "text/html", "<!DOCTYPE html>\n<html>Welcome</html>")})
+			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: answer(200, "text/html", "<!DOCTYPE html>\n<html>Welcome</html>")})
 		}, want: `answered HTTP 200 with a body that is not JSON (Content-Type "text/html", body: <!DOCTYPE html> <html>Welcome</html>)`},
 		{name: "an error page that is not JSON", base: func(t *testing.T) string {
-			return routes(t, map[string]http.HandlerFunc{parametersListing.path: answer(502, "text/html", "<html>Bad Gateway</html>")})
+			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: answer(502, "text/html", "<html>Bad Gateway</html>")})
 		}, want: "answered HTTP 502 with a body that is not JSON"},
 		{name: "endless body", base: func(t *testing.T) string {
-			return routes(t, map[string]http.HandlerFunc{parametersListing.path: endless})
+			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: endless})
 		}, want: "with a body larger than 64 MiB"},
 		{name: "wants credentials", base: func(t *testing.T) string {
-			return routes(t, map[string]http.HandlerFunc{parametersListing.path: answer(401, "application/json", `{"code":16,"message":"no key"}`)})
+			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: answer(401, "application/json", `{"code":16,"message":"no key"}`)})
 		}, want: "answered HTTP 401: the deployment wants credentials"},
 		{name: "transactions elsewhere", withTx: true, base: func(t *testing.T) string {
-			return routes(t, map[string]http.HandlerFunc{parametersListing.path: ok})
+			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: ok})
 		}, want: "the transactions listing is not under --base-url; give the block explorer's address with --transactions-url"},
 		{name: "transactions URL with a wrong path", withTx: true,
-			base: func(t *testing.T) string { return routes(t, map[string]http.HandlerFunc{parametersListing.path: ok}) },
+			base: func(t *testing.T) string {
+				return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: ok})
+			},
 			tx:   func(t *testing.T) string { return routes(t, nil) + "/rest" },
 			want: "--transactions-url http://127.0.0.1:"},
 		{name: "transactions not selected", base: func(t *testing.T) string {
-			return routes(t, map[string]http.HandlerFunc{parametersListing.path: ok})
+			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: ok})
 		}},
 		{name: "a deployment", withTx: true, base: func(t *testing.T) string {
-			return routes(t, map[string]http.HandlerFunc{parametersListing.path: ok, transactionsPath: answer(200, "application/json", txPage)})
+			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: ok, txrules.TransactionsPath: answer(200, "application/json", txPage)})
 		}},
 		{name: "a JSON error passes: the rules judge it", withTx: true, base: func(t *testing.T) string {
 			return routes(t, map[string]http.HandlerFunc{
-				parametersListing.path: answer(500, "application/json", `{"code":13,"message":"internal"}`),
-				transactionsPath:       answer(200, "application/json", txPage)})
+				paging.ParametersListing.Path: answer(500, "application/json", `{"code":13,"message":"internal"}`),
+				txrules.TransactionsPath:      answer(200, "application/json", txPage)})
 		}},
-		{name: "refused after the retries passes: the rate-limit rule judges it", cfg: Config{Retries: -1}, base: func(t *testing.T) string {
-			return routes(t, map[string]http.HandlerFunc{parametersListing.path: answer(429, "text/plain", "slow down")})
+		{name: "refused after the retries passes: the rate-limit rule judges it", cfg: config.Config{Retries: -1}, base: func(t *testing.T) string {
+			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: answer(429, "text/plain", "slow down")})
 		}},
 	}
 	for _, tc := range tests {
@@ -224,7 +232,7 @@ func TestPreflightAsksLittle(t *testing.T) {
 				io.WriteString(w, paramsPage)
 			}))
 			defer srv.Close()
-			cfg := Config{BaseURL: srv.URL + tc.prefix}
+			cfg := config.Config{BaseURL: srv.URL + tc.prefix}
 			useTraffic(t, cfg)
 			preflight(cfg, tc.withTx)
 			if len(seen) != tc.want {

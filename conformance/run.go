@@ -14,6 +14,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chaindata/harness/conformance/answerrules"
+	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/modelrules"
+	"github.com/chaindata/harness/conformance/pagedrules"
+	"github.com/chaindata/harness/conformance/report"
+	"github.com/chaindata/harness/conformance/rule"
+	"github.com/chaindata/harness/conformance/txrules"
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/extensions/globals"
 	"github.com/onsi/ginkgo/v2/formatter"
@@ -22,30 +30,17 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// SuiteDescription is the suite's name in reports.
-const SuiteDescription = "Chain data query API conformance"
-
-// Listings and Areas are the labels every rule carries one of each.
-var (
-	Listings = []string{"games", "snapshots", "key-rotations", "network-parameters", "transactions"}
-	Areas    = []string{"schema", "pagination", "filters", "epochs", "errors", "limits", "model", "growth"}
-)
-
-// StrictLabel marks the rules that only docs/behaviour.md decides (SHOULD);
-// the others are the spec's (MUST).
-const StrictLabel = "strict"
-
 // The suite's rules, declared with Ginkgo when the package is initialised.
 var _ = declareSuite()
 
 // declareSuite declares the suite's top-level nodes with Ginkgo, in the
 // order of the files that define them.
 func declareSuite() bool {
-	declareDeadline()
-	scope(DeploymentLabel, SpecPriority(-1), deploymentRules)
-	declareModelRules()
-	declarePagedRules()
-	scope("transactions", Ordered, ContinueOnFailure, transactionsRules)
+	rule.DeclareDeadline()
+	rule.Scope(rule.DeploymentLabel, SpecPriority(-1), answerrules.DeploymentRules)
+	modelrules.DeclareModelRules()
+	pagedrules.DeclarePagedRules()
+	rule.Scope("transactions", Ordered, ContinueOnFailure, txrules.TransactionsRules)
 	return true
 }
 
@@ -60,26 +55,12 @@ func resetSuite() {
 	declareSuite()
 }
 
-// active is the configuration the specs read. It is set before RunSpecs, by
-// Run or by the go test entry point, with the run's traffic and growth
+// setActiveConfig sets the configuration the specs read, before RunSpecs,
+// by Run or by the go test entry point, with the run's traffic and growth
 // walks afresh.
-var (
-	activeMu sync.Mutex
-	active   Config
-)
-
-func setActiveConfig(cfg Config) {
-	activeMu.Lock()
-	defer activeMu.Unlock()
-	active = cfg.withDefaults()
-	configureTraffic(active)
-	resetGrowth()
-}
-
-func activeConfig() Config {
-	activeMu.Lock()
-	defer activeMu.Unlock()
-	return active
+func setActiveConfig(cfg config.Config) {
+	rule.SetActive(cfg)
+	modelrules.ResetGrowth()
 }
 
 // RunOptions says how Run reports.
@@ -98,7 +79,7 @@ type RunOptions struct {
 	LabelFilter string
 	// Waivers excuse known failures (see LoadWaivers). Expired waivers are
 	// not applied and fail the run.
-	Waivers []Waiver
+	Waivers []rule.Waiver
 	// FailOnSkip makes a skipped rule fail the run.
 	FailOnSkip bool
 	// Verbose prints every rule as it runs, not only the failures.
@@ -144,7 +125,7 @@ func (t *ginkgoT) Fail() { t.failed = true }
 // seconds. The whole run, preflight included, ends at Config.RunTimeout:
 // the rules not yet judged then are skipped and the summary says it
 // stopped.
-func Run(cfg Config, opts RunOptions) (*Summary, error) {
+func Run(cfg config.Config, opts RunOptions) (*report.Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
@@ -163,8 +144,8 @@ func Run(cfg Config, opts RunOptions) (*Summary, error) {
 	}
 	started := time.Now()
 	setActiveConfig(cfg)
-	defer currentTraffic().stop()
-	setWaivers(opts.Waivers, started)
+	defer client.Current().Stop()
+	rule.SetWaivers(opts.Waivers, started)
 	out := opts.Output
 	if out == nil {
 		out = os.Stdout
@@ -179,36 +160,36 @@ func Run(cfg Config, opts RunOptions) (*Summary, error) {
 	suiteConfig.FocusStrings, suiteConfig.SkipStrings = nil, nil
 	// Ginkgo's own timeout is a backstop only: the run deadline ends the
 	// run first, in the words of the summary.
-	suiteConfig.Timeout = cfg.withDefaults().RunTimeout + time.Minute
+	suiteConfig.Timeout = cfg.WithDefaults().RunTimeout + time.Minute
 	suiteConfig.RandomizeAllSpecs = false
 	reporterConfig.NoColor = !isTerminal(out)
 	reporterConfig.Verbose = opts.Verbose
 	reporterConfig.Succinct = false
 	reporterConfig.JUnitReport, reporterConfig.JSONReport = "", ""
 
-	summary := &Summary{
-		BaseURL: cfg.BaseURL, TransactionsURL: cfg.withDefaults().TransactionsURL,
+	summary := &report.Summary{
+		BaseURL: cfg.BaseURL, TransactionsURL: cfg.WithDefaults().TransactionsURL,
 		LabelFilter: opts.LabelFilter, Started: started, FailOnSkip: opts.FailOnSkip,
 		ExpiredWaivers: ExpiredWaivers(opts.Waivers, started),
-		Seed:           cfg.withDefaults().Seed, Queries: cfg.withDefaults().Queries,
+		Seed:           cfg.WithDefaults().Seed, Queries: cfg.WithDefaults().Queries,
 	}
 	if err := preflight(cfg, transactionsSelected(rules, opts.LabelFilter)); err != nil {
 		return summary, stopBeforeRules(summary, rules, opts, err)
 	}
-	resetModelReports()
+	modelrules.ResetModelReports()
 	var reportErr error
 	ReportAfterSuite("conformance reports", func(r Report) {
 		summary.Duration = time.Since(started)
-		summary.Traffic = CurrentTraffic()
+		summary.Traffic = client.CurrentTraffic()
 		summary.Rules = ruleResults(rules, r)
-		summary.Model = currentModelReports()
+		summary.Model = modelrules.CurrentModelReports()
 		summary.Stopped = deadlineStop(summary.Rules)
 		reportErr = writeReports(r, summary, opts)
 	})
-	RegisterFailHandler(ruleFail)
+	RegisterFailHandler(rule.FailRule)
 	t := &ginkgoT{}
-	RunSpecs(t, SuiteDescription, suiteConfig, reporterConfig)
-	WriteSummary(out, summary)
+	RunSpecs(t, rule.SuiteDescription, suiteConfig, reporterConfig)
+	report.WriteSummary(out, summary)
 	if reportErr != nil {
 		return summary, reportErr
 	}
@@ -218,19 +199,19 @@ func Run(cfg Config, opts RunOptions) (*Summary, error) {
 // stopBeforeRules ends a run whose preflight failed with err: every
 // selected rule is skipped with err's message, the reports are written,
 // and err is returned (with any error writing them).
-func stopBeforeRules(s *Summary, rules []Rule, opts RunOptions, err error) error {
+func stopBeforeRules(s *report.Summary, rules []rule.Rule, opts RunOptions, err error) error {
 	s.Stopped = err.Error()
 	s.Duration = time.Since(s.Started)
-	s.Traffic = CurrentTraffic()
-	s.Rules = make([]RuleResult, len(rules))
+	s.Traffic = client.CurrentTraffic()
+	s.Rules = make([]report.RuleResult, len(rules))
 	for i, r := range rules {
-		s.Rules[i] = RuleResult{Rule: r, State: StateNotRun}
-		if ruleSelected(r.Labels, opts.LabelFilter) {
-			s.Rules[i].State, s.Rules[i].Message = StateSkipped, s.Stopped
+		s.Rules[i] = report.RuleResult{Rule: r, State: report.StateNotRun}
+		if rule.Selected(r.Labels, opts.LabelFilter) {
+			s.Rules[i].State, s.Rules[i].Message = report.StateSkipped, s.Stopped
 		}
 	}
 	r := Report{
-		SuiteDescription: SuiteDescription, SuiteSucceeded: false,
+		SuiteDescription: rule.SuiteDescription, SuiteSucceeded: false,
 		SpecialSuiteFailureReasons: []string{s.Stopped},
 		StartTime:                  s.Started, EndTime: s.Started.Add(s.Duration), RunTime: s.Duration,
 	}
@@ -239,14 +220,14 @@ func stopBeforeRules(s *Summary, rules []Rule, opts RunOptions, err error) error
 
 // deadlineStop returns the run deadline's message when the deadline
 // skipped a rule, else "".
-func deadlineStop(results []RuleResult) string {
-	t := currentTraffic()
-	if !t.expired() {
+func deadlineStop(results []report.RuleResult) string {
+	t := client.Current()
+	if !t.Expired() {
 		return ""
 	}
-	msg := t.deadlineMessage()
+	msg := t.DeadlineMessage()
 	for _, r := range results {
-		if r.State == StateSkipped && firstLine(r.Message) == msg {
+		if r.State == report.StateSkipped && report.FirstLine(r.Message) == msg {
 			return msg
 		}
 	}
@@ -254,28 +235,28 @@ func deadlineStop(results []RuleResult) string {
 }
 
 // ruleResults reads each rule's outcome from Ginkgo's report.
-func ruleResults(rules []Rule, r Report) []RuleResult {
+func ruleResults(rules []rule.Rule, r Report) []report.RuleResult {
 	byID := map[string]types.SpecReport{}
 	for _, s := range r.SpecReports {
 		if s.LeafNodeType == types.NodeTypeIt {
-			byID[ruleID(s.Labels())] = s
+			byID[rule.ID(s.Labels())] = s
 		}
 	}
-	out := make([]RuleResult, len(rules))
-	for i, rule := range rules {
-		res := RuleResult{Rule: rule, State: StateNotRun}
-		s, ok := byID[rule.ID]
+	out := make([]report.RuleResult, len(rules))
+	for i, rl := range rules {
+		res := report.RuleResult{Rule: rl, State: report.StateNotRun}
+		s, ok := byID[rl.ID]
 		if ok {
 			res.Duration = s.RunTime
 			for _, e := range s.ReportEntries {
 				switch e.Name {
-				case entryOutcome:
-					var o outcome
+				case rule.EntryOutcome:
+					var o rule.Outcome
 					if entryValue(e, &o) {
 						res.Want, res.Cases = o.Want, o.Cases
 					}
-				case entryWaived:
-					var w Waiver
+				case rule.EntryWaived:
+					var w rule.Waiver
 					if entryValue(e, &w) {
 						res.Waiver = &w
 					}
@@ -284,13 +265,13 @@ func ruleResults(rules []Rule, r Report) []RuleResult {
 			res.Message = s.Failure.Message
 			switch {
 			case s.State.Is(types.SpecStateFailureStates):
-				res.State = StateFailed
+				res.State = report.StateFailed
 			case s.State == types.SpecStatePassed:
-				res.State = StatePassed
+				res.State = report.StatePassed
 			case s.State == types.SpecStateSkipped && res.Waiver != nil:
-				res.State = StateWaived
+				res.State = report.StateWaived
 			case s.State == types.SpecStateSkipped && s.Failure.Message != "":
-				res.State = StateSkipped
+				res.State = report.StateSkipped
 			}
 		}
 		out[i] = res
@@ -308,7 +289,7 @@ func entryValue[T any](e types.ReportEntry, dst *T) bool {
 	return json.Unmarshal([]byte(e.Value.AsJSON), dst) == nil && e.Value.AsJSON != ""
 }
 
-func writeReports(r Report, s *Summary, opts RunOptions) error {
+func writeReports(r Report, s *report.Summary, opts RunOptions) error {
 	var errs []error
 	if opts.JSONReportFile != "" {
 		if err := reporters.GenerateJSONReport(r, opts.JSONReportFile); err != nil {
@@ -316,12 +297,12 @@ func writeReports(r Report, s *Summary, opts RunOptions) error {
 		}
 	}
 	if opts.JUnitFile != "" {
-		if err := writeFile(opts.JUnitFile, func(w io.Writer) error { return WriteJUnit(w, s) }); err != nil {
+		if err := writeFile(opts.JUnitFile, func(w io.Writer) error { return report.WriteJUnit(w, s) }); err != nil {
 			errs = append(errs, fmt.Errorf("write JUnit report: %w", err))
 		}
 	}
 	if opts.HTMLReportFile != "" {
-		if err := writeFile(opts.HTMLReportFile, func(w io.Writer) error { return WriteHTMLReport(w, s) }); err != nil {
+		if err := writeFile(opts.HTMLReportFile, func(w io.Writer) error { return report.WriteHTMLReport(w, s) }); err != nil {
 			errs = append(errs, fmt.Errorf("write HTML report: %w", err))
 		}
 	}
@@ -371,77 +352,47 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// Rule is one rule of the suite, as the catalogue lists it.
-type Rule struct {
-	// ID is the rule's stable ID, such as "GAMES-PAG-003": published once,
-	// never changed, never reused.
-	ID string
-	// Listing and Area are the rule's listing (or DeploymentLabel) and
-	// area labels.
-	Listing, Area string
-	// Cite is the spec text a MUST rule rests on (zero for SHOULD rules).
-	Cite Citation
-	// Strict is true for rules only docs/behaviour.md decides (SHOULD).
-	Strict bool
-	// Text is the rule's full text: its containers and its own sentence.
-	Text string
-	// Labels are all the rule's labels.
-	Labels []string
-}
-
-// Level is "MUST" for the spec's rules and "SHOULD" for strict ones.
-func (r Rule) Level() string {
-	if r.Strict {
-		return "SHOULD"
-	}
-	return "MUST"
-}
-
-// scopes are the rule scopes in catalogue order: the listings, then the
-// deployment as a whole.
-func scopes() []string { return append(slices.Clone(Listings), DeploymentLabel) }
-
 // Rules lists the suite's rules without running them: by listing (in the
 // order of Listings, then the deployment's), each listing's rules in the
 // order they are defined. It leaves Ginkgo's configuration as it found it,
 // and waits for a Run under way to end.
-func Rules() ([]Rule, error) {
+func Rules() ([]rule.Rule, error) {
 	suiteMu.Lock()
 	defer suiteMu.Unlock()
 	return previewRules()
 }
 
 // previewRules is Rules, called with suiteMu held.
-func previewRules() ([]Rule, error) {
+func previewRules() ([]rule.Rule, error) {
 	saved, savedReporter := GinkgoConfiguration()
 	suiteConfig, reporterConfig := saved, savedReporter
 	suiteConfig.LabelFilter = ""
 	suiteConfig.FocusStrings, suiteConfig.SkipStrings = nil, nil
 	suiteConfig.FocusFiles, suiteConfig.SkipFiles = nil, nil
-	report := PreviewSpecs(SuiteDescription, suiteConfig, reporterConfig)
+	report := PreviewSpecs(rule.SuiteDescription, suiteConfig, reporterConfig)
 	// PreviewSpecs keeps the configuration it is given; give back the one
 	// the caller (go test's flags, or Run) set.
-	defer PreviewSpecs(SuiteDescription, saved, savedReporter)
-	var rules []Rule
+	defer PreviewSpecs(rule.SuiteDescription, saved, savedReporter)
+	var rules []rule.Rule
 	var problems []string
 	for _, s := range report.SpecReports {
 		if s.LeafNodeType != types.NodeTypeIt {
 			continue
 		}
-		r := Rule{Text: ruleText(s), Labels: s.Labels(), ID: ruleID(s.Labels())}
+		r := rule.Rule{Text: ruleText(s), Labels: s.Labels(), ID: rule.ID(s.Labels())}
 		for _, l := range r.Labels {
 			switch {
-			case slices.Contains(scopes(), l):
+			case slices.Contains(rule.Scopes(), l):
 				r.Listing = l
-			case slices.Contains(Areas, l):
+			case slices.Contains(rule.Areas, l):
 				r.Area = l
-			case l == StrictLabel:
+			case l == rule.StrictLabel:
 				r.Strict = true
 			}
 		}
-		if m, ok := metaOf(r.ID); ok {
-			r.Cite = m.lvl.cite
-			if m.lvl.strict != r.Strict {
+		if m, ok := rule.MetaOf(r.ID); ok {
+			r.Cite = m.Level.Cite
+			if m.Level.Strict != r.Strict {
 				problems = append(problems, fmt.Sprintf("rule %s: its strict label disagrees with its level", r.ID))
 			}
 		}
@@ -452,11 +403,11 @@ func previewRules() ([]Rule, error) {
 	}
 	// Ginkgo shuffles top-level containers; the catalogue lists the
 	// listings in a fixed order, each listing's rules as they are defined.
-	order := scopes()
+	order := rule.Scopes()
 	// A listing's model and growth rules live in a container of their own,
 	// which may come before or after its other container: they are listed
 	// last.
-	late := func(r Rule) int {
+	late := func(r rule.Rule) int {
 		switch r.Area {
 		case "model":
 			return 1
@@ -465,7 +416,7 @@ func previewRules() ([]Rule, error) {
 		}
 		return 0
 	}
-	slices.SortStableFunc(rules, func(a, b Rule) int {
+	slices.SortStableFunc(rules, func(a, b rule.Rule) int {
 		if d := slices.Index(order, a.Listing) - slices.Index(order, b.Listing); d != 0 {
 			return d
 		}
@@ -483,7 +434,7 @@ func ruleText(s types.SpecReport) string {
 	parts := append(slices.Clone(s.ContainerHierarchyTexts), s.LeafNodeText)
 	var kept []string
 	for _, p := range parts {
-		if slices.Contains(scopes(), p) || slices.Contains(Areas, p) {
+		if slices.Contains(rule.Scopes(), p) || slices.Contains(rule.Areas, p) {
 			continue
 		}
 		kept = append(kept, p)
@@ -493,7 +444,7 @@ func ruleText(s types.SpecReport) string {
 
 // WriteCatalogue writes the rule catalogue (docs/conformance-rules.md) as
 // Markdown.
-func WriteCatalogue(w io.Writer, rules []Rule) error {
+func WriteCatalogue(w io.Writer, rules []rule.Rule) error {
 	var b strings.Builder
 	must := 0
 	for _, r := range rules {
@@ -515,10 +466,10 @@ func WriteCatalogue(w io.Writer, rules []Rule) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.ID, r.Listing, r.Area, r.Level(), md(r.Text), md(cite))
 	}
-	if retired := retiredRules(); len(retired) > 0 {
+	if retired := rule.RetiredRules(); len(retired) > 0 {
 		b.WriteString("\n## Retired rules\n\nTheir IDs stay reserved and are never given to another rule.\n\n| ID | Listing | Area | Rule |\n|---|---|---|---|\n")
 		for _, e := range retired {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", e.id, e.scope, e.area, md(e.text))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", e.ID, e.Scope, e.Area, md(e.Text))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -526,71 +477,4 @@ func WriteCatalogue(w io.Writer, rules []Rule) error {
 		return fmt.Errorf("write catalogue: %w", err)
 	}
 	return nil
-}
-
-// WriteSummary writes the end of a run for a person: each rule that failed,
-// was waived or skipped, one line each with its ID, level and the spec text
-// it rests on, then the totals and the traffic.
-func WriteSummary(w io.Writer, s *Summary) {
-	var b strings.Builder
-	b.WriteString("\nConformance summary\n")
-	for _, state := range []string{StateFailed, StateWaived, StateSkipped} {
-		for _, r := range s.Rules {
-			if r.State != state || s.stoppedRule(r) {
-				continue
-			}
-			fmt.Fprintf(&b, "  %-7s %s %s %s %s: %s", strings.ToUpper(state), r.ID, r.Level(), r.Listing, r.Area, r.Text)
-			if r.Cite.Section != "" {
-				fmt.Fprintf(&b, " [%s]", r.Cite)
-			}
-			switch state {
-			case StateWaived:
-				fmt.Fprintf(&b, " (waived until %s: %s)", r.Waiver.Expires, r.Waiver.Reason)
-			case StateSkipped:
-				fmt.Fprintf(&b, " (%s)", firstLine(r.Message))
-			}
-			b.WriteString("\n")
-		}
-	}
-	if n := s.stoppedRules(); n > 0 {
-		fmt.Fprintf(&b, "  SKIPPED %d rules: %s\n", n, s.Stopped)
-	}
-	for _, wv := range s.ExpiredWaivers {
-		fmt.Fprintf(&b, "  EXPIRED waiver of %s (expired %s: %s): renew it or fix the deployment; the run fails\n", wv.Rule, wv.Expires, wv.Reason)
-	}
-	c := s.Counts()
-	writeModelLines(&b, s)
-	fmt.Fprintf(&b, "Rules: %d passed, %d failed, %d skipped, %d waived, %d not selected; %d cases judged in %s\n", c.Passed, c.Failed, c.Skipped, c.Waived, c.NotRun, s.cases(), s.Duration.Round(time.Millisecond))
-	verdict := "PASSED"
-	switch {
-	case s.Stopped != "":
-		verdict = "FAILED (the run stopped: " + s.Stopped + ")"
-	case !s.Passed():
-		verdict = "FAILED"
-	}
-	fmt.Fprintf(&b, "Verdict: %s\n", verdict)
-	io.WriteString(w, b.String())
-}
-
-// writeModelLines writes what the model rules tried, one line a listing,
-// and the seed that repeats them.
-func writeModelLines(b *strings.Builder, s *Summary) {
-	if len(s.Model) == 0 {
-		return
-	}
-	var parts []string
-	for _, m := range s.Model {
-		if m.Error != "" {
-			parts = append(parts, m.Listing+" (no model: see its rules)")
-			continue
-		}
-		parts = append(parts, fmt.Sprintf("%s %d (%d/%d pairs)", m.Listing, m.Queries, m.PairsTried, m.Pairs))
-	}
-	fmt.Fprintf(b, "Model: queries per listing: %s\n", strings.Join(parts, ", "))
-	fmt.Fprintf(b, "Seed: %d (repeat this run's queries with --seed %d)\n", s.Seed, s.Seed)
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
 }

@@ -7,7 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/chaindata/harness/conformance/model"
+	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/paging"
+	"github.com/chaindata/harness/conformance/report"
 )
 
 // TestRunAgain: Run runs the suite as often as asked in one process, each
@@ -20,16 +22,16 @@ func TestRunAgain(t *testing.T) {
 	}
 	// A listing of network parameters with no row: the selected rule runs
 	// and finds nothing to judge.
-	base := routes(t, map[string]http.HandlerFunc{parametersListing.path: answer(200, "application/json", paramsPage)})
+	base := routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: answer(200, "application/json", paramsPage)})
 	const filter = "PARAM-PAG-001"
 	var wg sync.WaitGroup
 	outs := make([]bytes.Buffer, 3)
-	summaries := make([]*Summary, len(outs))
+	summaries := make([]*report.Summary, len(outs))
 	for i := range outs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := Run(Config{BaseURL: base}, RunOptions{LabelFilter: filter, Output: &outs[i]})
+			s, err := Run(config.Config{BaseURL: base}, RunOptions{LabelFilter: filter, Output: &outs[i]})
 			summaries[i] = s
 			if err != nil {
 				t.Errorf("run %d: %v", i, err)
@@ -45,7 +47,7 @@ func TestRunAgain(t *testing.T) {
 			t.Errorf("run %d reports %d rules, want %d", i, len(s.Rules), len(before))
 		}
 		for _, r := range s.Rules {
-			if selected := r.ID == filter; selected == (r.State == StateNotRun) {
+			if selected := r.ID == filter; selected == (r.State == report.StateNotRun) {
 				t.Errorf("run %d: rule %s is %s", i, r.ID, r.State)
 			}
 		}
@@ -59,19 +61,5 @@ func TestRunAgain(t *testing.T) {
 	}
 	if len(after) != len(before) {
 		t.Errorf("Rules lists %d rules after the runs, %d before", len(after), len(before))
-	}
-}
-
-// TestGrowthWalksArePerRun: a run's growth rules judge the walks of that
-// run, never those a run before started against another deployment.
-func TestGrowthWalksArePerRun(t *testing.T) {
-	growth.mu.Lock()
-	growth.started = true
-	growth.walks = map[model.Listing]*growthResult{model.Games: {done: make(chan struct{})}}
-	growth.mu.Unlock()
-	setActiveConfig(Config{BaseURL: "http://127.0.0.1:1"})
-	defer currentTraffic().stop()
-	if r := growthWalkOf(model.Games); r != nil || growth.started {
-		t.Errorf("a new run keeps the growth walks of the run before: started %v, games walk %v", growth.started, r)
 	}
 }

@@ -6,43 +6,16 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
+	"github.com/chaindata/harness/conformance/rule"
 	"go.yaml.in/yaml/v3"
 )
-
-// Waiver excuses one rule's failure until a date: a known departure of a
-// deployment from the spec, with the reason.
-type Waiver struct {
-	// Rule is the waived rule's ID.
-	Rule string `json:"rule" yaml:"rule"`
-	// Reason says why the departure is accepted.
-	Reason string `json:"reason" yaml:"reason"`
-	// Expires is the last day (YYYY-MM-DD, UTC) the waiver applies.
-	Expires string `json:"expires" yaml:"expires"`
-}
-
-// expiry is the end of the waiver's last day.
-func (w Waiver) expiry() (time.Time, error) {
-	d, err := time.Parse(time.DateOnly, w.Expires)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("waiver for %s: expires %q is not a date YYYY-MM-DD", w.Rule, w.Expires)
-	}
-	return d.Add(24 * time.Hour), nil
-}
-
-// Expired reports whether the waiver's last day is before now.
-func (w Waiver) Expired(now time.Time) bool {
-	end, err := w.expiry()
-	return err == nil && !now.Before(end)
-}
 
 // waiverFile is the shape of a waiver file: a list under "waivers", or a
 // bare list.
 type waiverFile struct {
-	Waivers []Waiver `json:"waivers" yaml:"waivers"`
+	Waivers []rule.Waiver `json:"waivers" yaml:"waivers"`
 }
 
 // LoadWaivers reads a waiver file (YAML or JSON) and checks every waiver
@@ -50,7 +23,7 @@ type waiverFile struct {
 // reason and an expiry date, and no rule is waived twice. An error means
 // the file cannot be used (a wrong command line); expired waivers are not
 // an error here (see ExpiredWaivers).
-func LoadWaivers(path string) ([]Waiver, error) {
+func LoadWaivers(path string) ([]rule.Waiver, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("waivers: %w", err)
@@ -69,7 +42,7 @@ func LoadWaivers(path string) ([]Waiver, error) {
 	return ws, nil
 }
 
-func parseWaivers(data []byte) ([]Waiver, error) {
+func parseWaivers(data []byte) ([]rule.Waiver, error) {
 	trimmed := bytes.TrimSpace(data)
 	var f waiverFile
 	switch {
@@ -125,14 +98,14 @@ func decodeStrict(n *yaml.Node, dst any) error {
 	return nil
 }
 
-func checkWaivers(ws []Waiver, rules []Rule) error {
+func checkWaivers(ws []rule.Waiver, rules []rule.Rule) error {
 	known := map[string]bool{}
 	for _, r := range rules {
 		known[r.ID] = true
 	}
 	retired := map[string]bool{}
-	for _, e := range retiredRules() {
-		retired[e.id] = true
+	for _, e := range rule.RetiredRules() {
+		retired[e.ID] = true
 	}
 	seen := map[string]bool{}
 	var problems []string
@@ -151,7 +124,7 @@ func checkWaivers(ws []Waiver, rules []Rule) error {
 		if strings.TrimSpace(w.Reason) == "" {
 			problems = append(problems, fmt.Sprintf("waiver %d (%s) gives no reason", i+1, w.Rule))
 		}
-		if _, err := w.expiry(); err != nil {
+		if _, err := w.Expiry(); err != nil {
 			problems = append(problems, fmt.Sprintf("waiver %d: %v", i+1, err))
 		}
 	}
@@ -162,68 +135,12 @@ func checkWaivers(ws []Waiver, rules []Rule) error {
 }
 
 // ExpiredWaivers returns the waivers whose last day is before now.
-func ExpiredWaivers(ws []Waiver, now time.Time) []Waiver {
-	var out []Waiver
+func ExpiredWaivers(ws []rule.Waiver, now time.Time) []rule.Waiver {
+	var out []rule.Waiver
 	for _, w := range ws {
 		if w.Expired(now) {
 			out = append(out, w)
 		}
 	}
 	return out
-}
-
-// activeWaivers are the waivers in force for the run, by rule ID.
-var (
-	waiversMu     sync.Mutex
-	activeWaivers map[string]Waiver
-)
-
-// setWaivers puts the waivers that have not expired in force.
-func setWaivers(ws []Waiver, now time.Time) {
-	waiversMu.Lock()
-	defer waiversMu.Unlock()
-	activeWaivers = map[string]Waiver{}
-	for _, w := range ws {
-		if !w.Expired(now) {
-			activeWaivers[w.Rule] = w
-		}
-	}
-}
-
-func waiverFor(id string) (Waiver, bool) {
-	waiversMu.Lock()
-	defer waiversMu.Unlock()
-	w, ok := activeWaivers[id]
-	return w, ok
-}
-
-// ruleFail is the suite's fail handler: every failure of a rule goes
-// through it. It heads the message with the rule's ID, level and the spec
-// text it rests on, and turns the failure of a waived rule into a skip
-// marked waived, so that it does not fail the run.
-func ruleFail(message string, callerSkip ...int) {
-	skip := 1
-	if len(callerSkip) > 0 {
-		skip += callerSkip[0]
-	}
-	id := ruleID(CurrentSpecReport().Labels())
-	message = ruleHeader(id) + message
-	deadlineSkip(message, skip)
-	if w, ok := waiverFor(id); ok {
-		AddReportEntry(entryWaived, w, ReportEntryVisibilityNever)
-		Skip(fmt.Sprintf("WAIVED until %s: %s\n%s", w.Expires, w.Reason, message), skip)
-	}
-	Fail(message, skip)
-}
-
-// ruleHeader names a rule for its failure message.
-func ruleHeader(id string) string {
-	m, ok := metaOf(id)
-	if !ok {
-		return ""
-	}
-	if m.lvl.strict {
-		return fmt.Sprintf("%s (SHOULD: our reading, docs/behaviour.md)\n", id)
-	}
-	return fmt.Sprintf("%s (MUST, %s)\n", id, m.lvl.cite)
 }

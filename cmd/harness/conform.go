@@ -9,12 +9,15 @@ import (
 	"time"
 
 	"github.com/chaindata/harness/conformance"
+	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/config"
+	suitereport "github.com/chaindata/harness/conformance/report"
 )
 
 // conformArgs is what the command line and the environment ask of
 // harness conform.
 type conformArgs struct {
-	cfg  conformance.Config
+	cfg  config.Config
 	opts conformance.RunOptions
 	list bool
 }
@@ -25,24 +28,24 @@ type conformArgs struct {
 func parseConform(e *env, args []string) (conformArgs, int) {
 	fs := newFlagSet(e, "conform", "--base-url URL [--junit FILE] [--label-filter EXPR] [flags]")
 	var a conformArgs
-	conformance.RegisterFlags(fs, &a.cfg)
+	config.RegisterFlags(fs, &a.cfg)
 	fs.StringVar(&a.opts.JUnitFile, "junit", "", "write a JUnit XML report, one test case per rule, to `FILE`")
 	fs.StringVar(&a.opts.JSONReportFile, "json-report", "", "write Ginkgo's JSON report to `FILE`")
-	fs.StringVar(&a.opts.LabelFilter, "label-filter", "", "run only the rules whose labels match `EXPR`, e.g. 'games && pagination' or '!strict' (the spec alone; env "+conformance.EnvLabelFilter+")")
+	fs.StringVar(&a.opts.LabelFilter, "label-filter", "", "run only the rules whose labels match `EXPR`, e.g. 'games && pagination' or '!strict' (the spec alone; env "+config.EnvLabelFilter+")")
 	fs.StringVar(&a.opts.HTMLReportFile, "html-report", "", "write a self-contained HTML report for people to `FILE`")
 	waivers := fs.String("waivers", "", "excuse known failures listed in `FILE` (YAML or JSON: rule ID, reason, expires)")
 	fs.BoolVar(&a.opts.FailOnSkip, "fail-on-skip", false, "fail the run when a rule is skipped (a skipped rule is never a pass)")
 	fs.BoolVar(&a.opts.Verbose, "v", false, "report every rule as it runs, not only failures")
 	fs.BoolVar(&a.list, "list", false, "print the rule catalogue (Markdown, as in docs/conformance-rules.md) and exit")
 	// The environment first, so that the flags parsed next win.
-	if err := checkSchemes(conformance.EnvBaseURL, e.lookupEnv(conformance.EnvBaseURL),
-		conformance.EnvTransactionsURL, e.lookupEnv(conformance.EnvTransactionsURL)); err != nil {
+	if err := checkSchemes(config.EnvBaseURL, e.lookupEnv(config.EnvBaseURL),
+		config.EnvTransactionsURL, e.lookupEnv(config.EnvTransactionsURL)); err != nil {
 		return a, usageError(e.stderr, fs, "%v", err)
 	}
 	if err := a.cfg.ApplyEnv(e.lookupEnv); err != nil {
 		return a, usageError(e.stderr, fs, "%v", err)
 	}
-	if v := e.lookupEnv(conformance.EnvLabelFilter); v != "" {
+	if v := e.lookupEnv(config.EnvLabelFilter); v != "" {
 		a.opts.LabelFilter = v
 	}
 	if code := parseFlags(fs, args); code >= 0 {
@@ -102,7 +105,7 @@ func runConform(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "harness conform: %v\n", err)
 		return exitFailure
 	}
-	fmt.Fprintln(e.stdout, trafficLine(conformance.CurrentTraffic(), a.cfg.EffectiveRate()))
+	fmt.Fprintln(e.stdout, trafficLine(client.CurrentTraffic(), a.cfg.EffectiveRate()))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "harness conform: %v\n", err)
 		return exitFailure
@@ -115,7 +118,7 @@ func runConform(_ context.Context, e *env, args []string) int {
 }
 
 // failureReason says in one line why a run failed.
-func failureReason(summary *conformance.Summary) string {
+func failureReason(summary *suitereport.Summary) string {
 	c := summary.Counts()
 	why := fmt.Sprintf("%d rules failed", c.Failed)
 	if summary.Stopped != "" {
@@ -131,7 +134,7 @@ func failureReason(summary *conformance.Summary) string {
 }
 
 // trafficLine says in one line what the run asked of the deployment.
-func trafficLine(t conformance.Traffic, rate float64) string {
+func trafficLine(t client.Traffic, rate float64) string {
 	limit := "no rate limit"
 	if !math.IsInf(rate, 1) && rate > 0 {
 		limit = fmt.Sprintf("at most %g/s", rate)

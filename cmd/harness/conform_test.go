@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chaindata/harness/conformance"
+	"github.com/chaindata/harness/conformance/client"
 )
 
 func TestConformUsageErrors(t *testing.T) {
@@ -172,7 +173,7 @@ func TestConformEnvironmentErrors(t *testing.T) {
 }
 
 func TestTrafficLine(t *testing.T) {
-	got := trafficLine(conformance.Traffic{Requests: 412, Retries: 3, RetryWait: 2500 * time.Millisecond, Refused: 1, RefusedURLs: []string{"https://n/x"}}, 10)
+	got := trafficLine(client.Traffic{Requests: 412, Retries: 3, RetryWait: 2500 * time.Millisecond, Refused: 1, RefusedURLs: []string{"https://n/x"}}, 10)
 	want := "traffic: 412 requests (at most 10/s), 3 retries after 429/503, 2.5s waiting before retries, 1 refused (first: https://n/x)"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaindata/harness/conformance"
+	"github.com/chaindata/harness/conformance/config"
 )
 
 // mistake is a wrong command line and the whole of what harness must say
@@ -153,8 +153,8 @@ func TestURLWithoutScheme(t *testing.T) {
 // TestURLWithoutSchemeFromTheEnvironment: a URL set through the
 // environment is named by its variable.
 func TestURLWithoutSchemeFromTheEnvironment(t *testing.T) {
-	for _, name := range []string{conformance.EnvBaseURL, conformance.EnvTransactionsURL} {
-		vars := map[string]string{conformance.EnvBaseURL: "http://127.0.0.1:8080", name: "127.0.0.1:9090"}
+	for _, name := range []string{config.EnvBaseURL, config.EnvTransactionsURL} {
+		vars := map[string]string{config.EnvBaseURL: "http://127.0.0.1:8080", name: "127.0.0.1:9090"}
 		var out, errOut bytes.Buffer
 		code := run(context.Background(), &env{stdout: &out, stderr: &errOut, getenv: func(k string) string { return vars[k] }}, []string{"conform"})
 		want := "harness conform: " + name + "=127.0.0.1:9090 has no scheme; use http://127.0.0.1:9090\nRun \"harness conform -h\" for usage.\n"

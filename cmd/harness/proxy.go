@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chaindata/harness/conformance"
+	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/deployment/proxy"
 	"github.com/chaindata/harness/mockserver"
 	"github.com/chaindata/harness/schemas"
@@ -40,10 +40,10 @@ func parseProxy(e *env, args []string) (proxyArgs, int) {
 	fs.Float64Var(&a.cfg.CheckCPU, "check-cpu", proxy.DefaultCheckCPU, "share of the CPUs the checks may use while requests are in flight and goroutines wait for a CPU, above 0 and at most 1; without that contention they run flat out")
 	fs.Float64Var(&a.cfg.CheckSample, "check-sample", 1, "fraction of listing responses checked, above 0 and at most 1; the others pass unchecked (counted as sampled-out); a counter chooses them: of the first N listing requests ceil(N*F) are checked, the first among them")
 	var headers []string
-	fs.Var(conformance.HeaderFlag(&headers), "header", "`Name: value` header set on every upstream request (replacing the client's), e.g. an API key; repeatable; values are never printed (env "+conformance.EnvHeaders+", one a line; any --header replaces them)")
-	if v := e.lookupEnv(conformance.EnvHeaders); v != "" {
+	fs.Var(config.HeaderFlag(&headers), "header", "`Name: value` header set on every upstream request (replacing the client's), e.g. an API key; repeatable; values are never printed (env "+config.EnvHeaders+", one a line; any --header replaces them)")
+	if v := e.lookupEnv(config.EnvHeaders); v != "" {
 		var err error
-		if headers, err = conformance.HeadersFromEnv(v); err != nil {
+		if headers, err = config.HeadersFromEnv(v); err != nil {
 			return a, usageError(e.stderr, fs, "%v", err)
 		}
 	}
@@ -89,7 +89,7 @@ func parseProxy(e *env, args []string) (proxyArgs, int) {
 	if a.cfg.Logger, err = newLogger(e, *logFormat); err != nil {
 		return a, usageError(e.stderr, fs, "%v", err)
 	}
-	if a.cfg.Header, err = conformance.ParseHeaders(headers); err != nil {
+	if a.cfg.Header, err = config.ParseHeaders(headers); err != nil {
 		return a, usageError(e.stderr, fs, "%v", err)
 	}
 	return a, -1

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chaindata/harness/conformance"
+	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/deployment/record"
 	"github.com/chaindata/harness/generators/fixtures"
 	"github.com/chaindata/harness/generators/records"
@@ -43,18 +43,18 @@ func parseRecord(e *env, args []string) (recordArgs, int) {
 	fs.BoolVar(&a.strict, "strict", false, "exit 1 when the deployment served anything that breaks the schemas or the listing rules")
 	logFormat := fs.String("log-format", "text", "progress log on standard error: text, json or none")
 	var rate float64
-	fs.Var(conformance.RateFlag(&rate), "rate", fmt.Sprintf("at most `N` requests per second, retries included; 0: no limit (default: no limit when every URL is loopback, else %d; env %s)", conformance.DefaultRate, conformance.EnvRate))
+	fs.Var(config.RateFlag(&rate), "rate", fmt.Sprintf("at most `N` requests per second, retries included; 0: no limit (default: no limit when every URL is loopback, else %d; env %s)", config.DefaultRate, config.EnvRate))
 	var headers []string
-	fs.Var(conformance.HeaderFlag(&headers), "header", "`Name: value` header sent with every request, e.g. an API key; repeatable; values are never printed (env "+conformance.EnvHeaders+", one a line; any --header replaces them)")
-	if v := e.lookupEnv(conformance.EnvHeaders); v != "" {
+	fs.Var(config.HeaderFlag(&headers), "header", "`Name: value` header sent with every request, e.g. an API key; repeatable; values are never printed (env "+config.EnvHeaders+", one a line; any --header replaces them)")
+	if v := e.lookupEnv(config.EnvHeaders); v != "" {
 		var err error
-		if headers, err = conformance.HeadersFromEnv(v); err != nil {
+		if headers, err = config.HeadersFromEnv(v); err != nil {
 			return a, usageError(e.stderr, fs, "%v", err)
 		}
 	}
-	if v := e.lookupEnv(conformance.EnvRate); v != "" {
-		if err := conformance.RateFlag(&rate).Set(v); err != nil {
-			return a, usageError(e.stderr, fs, "%s: %v", conformance.EnvRate, err)
+	if v := e.lookupEnv(config.EnvRate); v != "" {
+		if err := config.RateFlag(&rate).Set(v); err != nil {
+			return a, usageError(e.stderr, fs, "%s: %v", config.EnvRate, err)
 		}
 	}
 	if code := parseFlags(fs, args); code >= 0 {
@@ -86,11 +86,11 @@ func parseRecord(e *env, args []string) (recordArgs, int) {
 	if opts.Logger, err = newLogger(e, *logFormat); err != nil {
 		return a, usageError(e.stderr, fs, "%v", err)
 	}
-	if opts.Header, err = conformance.ParseHeaders(headers); err != nil {
+	if opts.Header, err = config.ParseHeaders(headers); err != nil {
 		return a, usageError(e.stderr, fs, "%v", err)
 	}
 	// The suite's rule: no limit on this machine, DefaultRate elsewhere.
-	opts.Rate = conformance.Config{BaseURL: opts.From, TransactionsURL: opts.TransactionsURL, Rate: rate}.EffectiveRate()
+	opts.Rate = config.Config{BaseURL: opts.From, TransactionsURL: opts.TransactionsURL, Rate: rate}.EffectiveRate()
 	if math.IsInf(opts.Rate, 1) {
 		opts.Rate = 0
 	}

@@ -25,6 +25,9 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/chaindata/harness/conformance"
+	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/report"
+	"github.com/chaindata/harness/conformance/rule"
 	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver"
 	"github.com/chaindata/harness/mockserver/store"
@@ -113,14 +116,14 @@ var earlierStore = sync.OnceValues(func() (*store.Store, error) {
 
 // catalogue is the suite's rules (conformance.Rules), listed by TestMain.
 var catalogue struct {
-	rules []conformance.Rule
+	rules []rule.Rule
 	err   error
 }
 
 // suiteRules returns the suite's rules or fails the test. The tests take
 // them from here, never from conformance.Rules, which exits the process
 // once -parallel is set.
-func suiteRules(t *testing.T) []conformance.Rule {
+func suiteRules(t *testing.T) []rule.Rule {
 	t.Helper()
 	if catalogue.err != nil {
 		t.Fatal(catalogue.err)
@@ -325,12 +328,12 @@ func runInProcess(job runJob) runReply {
 }
 
 // runArgs reads harness conform's flags as the command does.
-func runArgs(args []string) (conformance.Config, conformance.RunOptions, error) {
-	var cfg conformance.Config
+func runArgs(args []string) (config.Config, conformance.RunOptions, error) {
+	var cfg config.Config
 	var opts conformance.RunOptions
 	fs := flag.NewFlagSet("harness conform", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	conformance.RegisterFlags(fs, &cfg)
+	config.RegisterFlags(fs, &cfg)
 	fs.StringVar(&opts.LabelFilter, "label-filter", "", "")
 	waivers := fs.String("waivers", "", "")
 	fs.BoolVar(&opts.FailOnSkip, "fail-on-skip", false, "")
@@ -750,7 +753,7 @@ func checkModelEntry(t *testing.T, s types.SpecReport) {
 		if e.Name != "model" {
 			continue
 		}
-		var r conformance.ModelReport
+		var r report.ModelReport
 		if err := json.Unmarshal([]byte(e.Value.AsJSON), &r); err != nil {
 			t.Fatalf("the model entry is not a ModelReport: %v", err)
 		}
@@ -801,12 +804,12 @@ func TestDefectsCoverEveryListingAndArea(t *testing.T) {
 			t.Errorf("defect %s names %q, which is not the ID of a rule of the suite", d.name, d.rule)
 		}
 	}
-	for _, l := range conformance.Listings {
+	for _, l := range rule.Listings {
 		if !listings[l] {
 			t.Errorf("no defect for listing %s", l)
 		}
 	}
-	for _, a := range conformance.Areas {
+	for _, a := range rule.Areas {
 		if a == "growth" {
 			continue // a growth defect needs a growing chain: TestGrowthRuleCatchesOffsetCursors
 		}

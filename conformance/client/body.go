@@ -1,0 +1,181 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Bounds of the memory the suite gives to response bodies.
+const (
+	// MaxBody bounds how much of one response the suite reads.
+	MaxBody = 64 << 20
+	// bodyBudgetBytes bounds the bytes of every body being read at once,
+	// by all the requests of a run together: MaxBody counted across
+	// concurrent requests, so that --concurrency endless bodies cost no
+	// more than two of them.
+	bodyBudgetBytes = 2 * MaxBody
+	// bodyChunk is the unit bodies are read in and the budget counted in.
+	bodyChunk = 64 << 10
+	// bodyPrefix is how much of a body that could not be read whole (too
+	// large, cut off, timed out) is kept for messages.
+	bodyPrefix = 4 << 10
+	// MaxKeptBodies bounds the bytes of the bodies a run keeps for the
+	// schema rules; the answers past it are kept without their bodies. A
+	// run with the default bounds keeps about 40 MB against the default
+	// mock; one with --page-size 1000 --max-pages 100, about 65 MB.
+	MaxKeptBodies = 256 << 20
+)
+
+// ErrBodyTooLarge and errBodyBudget are the reasons a body was not read
+// whole.
+var (
+	ErrBodyTooLarge = fmt.Errorf("body larger than %d bytes (%d MiB)", MaxBody, MaxBody>>20)
+	errBodyBudget   = fmt.Errorf("the bodies being read at once hold the %d MiB the run gives them, and wait for each other: this one was given up", bodyBudgetBytes>>20)
+)
+
+// bodyBudget is the memory for bodies being read, shared by every request
+// of a run: a semaphore of bytes, counted in chunks of bodyChunk whose
+// buffers are reused, so that bodies given up leave no garbage behind.
+//
+// A reader that holds chunks and needs another waits for one to be given
+// back, unless every reader holding chunks waits too: then no chunk would
+// ever come back, and the reader gives its body up (errBodyBudget) instead.
+type bodyBudget struct {
+	mu    sync.Mutex
+	limit int      // most chunks in use at once
+	inUse int      // chunks taken and not given back
+	free  [][]byte // buffers given back, for reuse
+	// holders is the number of readers holding a chunk; waiting, how many
+	// of them wait for another.
+	holders, waiting int
+	// given is closed, and replaced, whenever chunks are given back.
+	given chan struct{}
+	// peak is the most chunks in use at once, for tests.
+	peak int
+}
+
+// newBodyBudget returns a budget of the given bytes (at least one chunk).
+func newBodyBudget(bytes int) *bodyBudget {
+	return &bodyBudget{limit: max(1, bytes/bodyChunk), given: make(chan struct{})}
+}
+
+// take returns a chunk for a reader that holds held chunks already,
+// waiting for one when the budget is spent. It fails with errBodyBudget
+// when waiting could not end, and with the context's error when the
+// context ends first.
+func (b *bodyBudget) take(ctx context.Context, held int) ([]byte, error) {
+	for {
+		b.mu.Lock()
+		if b.inUse < b.limit {
+			chunk := b.takeLocked(held)
+			b.mu.Unlock()
+			return chunk, nil
+		}
+		if held > 0 && b.waiting+1 >= b.holders {
+			b.mu.Unlock()
+			return nil, errBodyBudget
+		}
+		if held > 0 {
+			b.waiting++
+		}
+		given := b.given
+		b.mu.Unlock()
+		select {
+		case <-given:
+		case <-ctx.Done():
+		}
+		if held > 0 {
+			b.mu.Lock()
+			b.waiting--
+			b.mu.Unlock()
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("waiting for memory to read the body into: %w", err)
+		}
+	}
+}
+
+// takeLocked hands out a chunk; b.mu is held and the budget has room.
+func (b *bodyBudget) takeLocked(held int) []byte {
+	b.inUse++
+	b.peak = max(b.peak, b.inUse)
+	if held == 0 {
+		b.holders++
+	}
+	if n := len(b.free); n > 0 {
+		chunk := b.free[n-1]
+		b.free = b.free[:n-1]
+		return chunk
+	}
+	return make([]byte, bodyChunk)
+}
+
+// give returns a reader's chunks, all it holds.
+func (b *bodyBudget) give(chunks [][]byte) {
+	if len(chunks) == 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.inUse -= len(chunks)
+	b.holders--
+	b.free = append(b.free, chunks...)
+	close(b.given)
+	b.given = make(chan struct{})
+}
+
+// peakBytes is the most bytes the budget lent at once.
+func (b *bodyBudget) peakBytes() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.peak * bodyChunk
+}
+
+// read reads r to its end, streaming into chunks of the budget, up to
+// limit bytes. It returns the body in a slice of its own size. When the
+// body cannot be read whole (larger than limit, the budget given up, the
+// context ended, the connection broke), it returns the body's first
+// bodyPrefix bytes, for messages, and an error saying why.
+func (b *bodyBudget) read(ctx context.Context, r io.Reader, limit int) ([]byte, error) {
+	var chunks [][]byte
+	defer func() { b.give(chunks) }()
+	n, fill := 0, bodyChunk // bytes read; bytes used of the last chunk
+	for {
+		if fill == bodyChunk {
+			chunk, err := b.take(ctx, len(chunks))
+			if err != nil {
+				return joinChunks(chunks, min(n, bodyPrefix)), err
+			}
+			chunks, fill = append(chunks, chunk), 0
+		}
+		m, err := r.Read(chunks[len(chunks)-1][fill:])
+		n, fill = n+m, fill+m
+		switch {
+		case n > limit:
+			return joinChunks(chunks, min(n, bodyPrefix)), ErrBodyTooLarge
+		case errors.Is(err, io.EOF):
+			return joinChunks(chunks, n), nil
+		case err != nil:
+			return joinChunks(chunks, min(n, bodyPrefix)), fmt.Errorf("read body: %w", err)
+		}
+	}
+}
+
+// joinChunks copies the first n bytes held in chunks into a slice of their
+// own (nil when n is 0).
+func joinChunks(chunks [][]byte, n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	out := make([]byte, 0, n)
+	for _, c := range chunks {
+		out = append(out, c[:min(len(c), n-len(out))]...)
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}

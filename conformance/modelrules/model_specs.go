@@ -1,0 +1,424 @@
+package modelrules
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/conformance/model"
+	"github.com/chaindata/harness/conformance/report"
+	"github.com/chaindata/harness/conformance/rule"
+)
+
+// The model rules judge every answer to a set of generated queries against
+// a model of the deployment's own data (package model): one rule for each
+// aspect of an answer and each level, per listing.
+
+// modelListings pairs the model's listings with the suite's.
+var modelListings = []model.Listing{model.Games, model.Snapshots, model.Rotations, model.Parameters, model.Transactions}
+
+// DeclareModelRules declares the model rules of every listing, then the
+// growth rules of the listings that grow (see conformance's declareSuite).
+func DeclareModelRules() {
+	for _, l := range modelListings {
+		describeModel(l)
+	}
+	for _, l := range []model.Listing{model.Games, model.Snapshots, model.Rotations, model.Transactions} {
+		describeGrowth(l)
+	}
+}
+
+// maxModelProblems bounds the differences kept per rule; maxShrunk how
+// many of them are shrunk.
+const (
+	maxModelProblems = 20
+	maxShrunk        = 3
+)
+
+// modelRuleText is the text of the rule judging an aspect at a level.
+func modelRuleText(a model.Aspect, lvl model.Level) string {
+	which := "every generated query the spec decides"
+	if lvl == model.Should {
+		which = "every generated query docs/behaviour.md decides"
+	}
+	switch a {
+	case model.AspectStatus:
+		if lvl == model.Should {
+			return "answers the queries docs/behaviour.md reads (spellings, defaults, refusals) as it says, judged by the model"
+		}
+		return "answers 200 to every generated query the spec defines and refuses the combinations it forbids, judged by the model"
+	case model.AspectRows:
+		return "answers " + which + " with the rows the model selects, in the listing's order"
+	case model.AspectSize:
+		return "answers " + which + " with as many rows as the model selects"
+	case model.AspectTies:
+		return "orders rows that share their primary key by the secondary key, judged by the model"
+	case model.AspectNext:
+		return "sets hasNextPage as the model says for " + which
+	case model.AspectPrev:
+		return "sets hasPreviousPage as the model says for " + which
+	case model.AspectCursors:
+		if lvl == model.Should {
+			return "gives each row the same cursor in every answer, judged by the model"
+		}
+		return "sets startCursor and endCursor to the first and last edges' cursors for " + which
+	}
+	return string(a)
+}
+
+// modelCite is the spec text a MUST model rule rests on.
+func modelCite(l model.Listing, a model.Aspect) rule.Level {
+	switch {
+	case a == model.AspectNext || a == model.AspectPrev:
+		return rule.CitePageInfo
+	case a == model.AspectCursors:
+		return rule.CiteCursors
+	case l == model.Transactions && a == model.AspectStatus:
+		return rule.CiteTxFirst
+	case l == model.Transactions:
+		return rule.CiteTxOrder
+	case a == model.AspectStatus:
+		return rule.CiteJSON
+	case l == model.Games:
+		return rule.CiteEpochLimit
+	}
+	return rule.CiteForward
+}
+
+// modelKey names one rule: an aspect at a level.
+type modelKey struct {
+	a   model.Aspect
+	lvl model.Level
+}
+
+// modelProblem is one answer that differed from the model.
+type modelProblem struct {
+	q, shrunk url.Values
+	d         model.Difference
+	ex        *client.Exchange
+}
+
+// modelTally is what one rule found over every answer.
+type modelTally struct {
+	cases    int
+	problems []modelProblem
+	more     int
+}
+
+// modelState is what the model rules of one listing share.
+type modelState struct {
+	l       model.Listing
+	cfg     config.Config
+	c       *client.Client
+	m       *model.Model
+	err     error
+	errEx   *client.Exchange
+	grew    bool
+	queries []url.Values
+	tally   map[modelKey]*modelTally
+	// coverage is what the listing's report says, without failures.
+	coverage report.ModelReport
+}
+
+// entryModel is the report entry of a model rule: its listing's coverage
+// and its own failures (a ModelReport).
+const entryModel = "model"
+
+func describeModel(l model.Listing) bool {
+	return rule.Scope(l.String(), Ordered, ContinueOnFailure, func() {
+		st := &modelState{l: l}
+		BeforeAll(st.setUp)
+		rule.Area("model", func() {
+			for _, a := range l.Aspects() {
+				for _, lvl := range []model.Level{model.Must, model.Should} {
+					if a == model.AspectTies && lvl == model.Must {
+						continue // the order of ties is behaviour.md's
+					}
+					decl := rule.Should
+					if lvl == model.Must {
+						decl = modelCite(l, a)
+					}
+					rule.Define(modelRuleText(a, lvl), decl, func() { st.judge(modelKey{a, lvl}) })
+				}
+			}
+		})
+	})
+}
+
+// describeGrowth declares a listing's growth rule, in a container of its
+// own: selecting it alone does not build the model.
+func describeGrowth(l model.Listing) bool {
+	return rule.Scope(l.String(), func() {
+		rule.Area("growth", func() {
+			cite := rule.CiteForward
+			if l == model.Transactions {
+				cite = rule.CiteTxLast
+			}
+			rule.Define(growthRuleText, cite, func() { judgeGrowth(l) })
+		})
+	})
+}
+
+// base is the URL the listing lives under.
+func (st *modelState) base() string {
+	if st.l == model.Transactions {
+		return st.cfg.TransactionsURL
+	}
+	return st.cfg.BaseURL
+}
+
+// fetch asks the deployment, without remembering the answer for the schema
+// rules (the model rules ask many queries; the bodies are not kept).
+func (st *modelState) fetch(q url.Values) *client.Exchange {
+	return st.c.Fetch(http.MethodGet, st.base(), st.l.Path(), q)
+}
+
+func (st *modelState) modelFetch(_ context.Context, l model.Listing, q url.Values) (int, []byte, error) {
+	ex := st.fetch(q)
+	if ex.Refused {
+		st.errEx = ex
+	}
+	return ex.Status, ex.Body, ex.Err
+}
+
+// setUp builds the model, asks every generated query, and judges every
+// answer; the rules then report what was found.
+func (st *modelState) setUp() {
+	st.cfg = rule.ActiveConfig()
+	st.c = client.NewClient(st.cfg)
+	st.tally = map[modelKey]*modelTally{}
+	startGrowthWalks()
+	ctx := client.Current().Ctx
+	st.m, st.err = model.Build(ctx, st.modelFetch, st.l, model.Options{MaxRows: st.cfg.MaxRows, PageSize: st.cfg.PageSize})
+	mr := &report.ModelReport{Listing: st.l.String(), Seed: st.cfg.Seed}
+	defer func() { setModelReport(mr) }()
+	if st.err != nil {
+		mr.Error = st.err.Error()
+		return
+	}
+	st.queries = model.Generate(st.m, st.cfg.Seed, st.cfg.Queries)
+	answers := make([]*client.Exchange, len(st.queries))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(st.cfg.Concurrency, len(st.queries)) {
+		wg.Go(func() {
+			for i := range next {
+				answers[i] = st.fetch(st.queries[i])
+			}
+		})
+	}
+	for i := range st.queries {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	st.grew, _ = model.Grew(ctx, st.modelFetch, st.m)
+	newest, held := st.m.Newest()
+	for i, q := range st.queries {
+		st.judgeAnswer(q, answers[i], newest, held)
+	}
+	st.shrinkProblems()
+	cov := model.Cover(st.l, st.queries)
+	defer func() { st.coverage = *mr }()
+	*mr = report.ModelReport{
+		Listing: st.l.String(), Seed: st.cfg.Seed, Queries: len(st.queries), Rows: len(st.m.Rows()),
+		Whole: st.m.Whole(), Grew: st.grew, Params: cov.Params, Pairs: cov.PairCount(),
+		PairsTried: len(cov.Pairs), Missing: cov.Missing(),
+	}
+}
+
+// judgeAnswer compares one answer with the oracle and tallies it.
+func (st *modelState) judgeAnswer(q url.Values, ex *client.Exchange, newest model.Key, held bool) {
+	if ex.Err != nil || ex.Refused {
+		return
+	}
+	want := st.m.Expect(q)
+	got, err := model.Decode(st.l, ex.Status, ex.Body)
+	if err != nil {
+		st.add(modelKey{model.AspectRows, want.Level}, modelProblem{q: q, ex: ex,
+			d: model.Difference{Aspect: model.AspectRows, Level: want.Level, Detail: "the answer cannot be read: " + err.Error()}})
+		return
+	}
+	var pin *model.Key
+	if held {
+		pin = &newest
+	}
+	j := model.Compare(st.l, want, got, pin, st.grew)
+	for _, a := range j.Aspects {
+		st.at(modelKey{a.Aspect, a.Level}).cases++
+	}
+	for _, d := range j.Differences {
+		st.add(modelKey{d.Aspect, d.Level}, modelProblem{q: q, d: d, ex: trimmed(ex)})
+	}
+}
+
+func (st *modelState) at(k modelKey) *modelTally {
+	t, ok := st.tally[k]
+	if !ok {
+		t = &modelTally{}
+		st.tally[k] = t
+	}
+	return t
+}
+
+func (st *modelState) add(k modelKey, p modelProblem) {
+	t := st.at(k)
+	if len(t.problems) >= maxModelProblems {
+		t.more++
+		return
+	}
+	t.problems = append(t.problems, p)
+}
+
+// trimmed keeps an exchange for a message without its whole body.
+func trimmed(ex *client.Exchange) *client.Exchange {
+	c := *ex
+	c.Body = c.Body[:min(len(c.Body), 4096)]
+	return &c
+}
+
+// shrinkProblems shrinks the first problems of each rule to the smallest
+// query that still differs in the same aspect.
+func (st *modelState) shrinkProblems() {
+	newest, held := st.m.Newest()
+	for _, t := range st.tally {
+		for i := range t.problems[:min(len(t.problems), maxShrunk)] {
+			p := &t.problems[i]
+			var last *client.Exchange
+			shrunk, d := model.Shrink(p.q, p.d, func(q url.Values) (model.Difference, bool) {
+				ex := st.fetch(q)
+				if ex.Err != nil || ex.Refused {
+					return model.Difference{}, false
+				}
+				got, err := model.Decode(st.l, ex.Status, ex.Body)
+				if err != nil {
+					return model.Difference{}, false
+				}
+				var pin *model.Key
+				if held {
+					pin = &newest
+				}
+				for _, d := range model.Compare(st.l, st.m.Expect(q), got, pin, st.grew).Differences {
+					if d.Aspect == p.d.Aspect && d.Level == p.d.Level {
+						last = ex
+						return d, true
+					}
+				}
+				return model.Difference{}, false
+			})
+			if model.Canonical(shrunk) != model.Canonical(p.q) && last != nil {
+				p.shrunk, p.d, p.ex = shrunk, d, trimmed(last)
+			}
+		}
+	}
+}
+
+// judge reports one rule: the answers it judged and those that differed.
+func (st *modelState) judge(k modelKey) {
+	GinkgoHelper()
+	v := rule.NewVerdict("%s", modelRuleText(k.a, k.lvl))
+	if st.err != nil {
+		if st.errEx != nil {
+			rule.SkipRefused(st.errEx)
+		}
+		if errors.Is(st.err, model.ErrNotShown) {
+			rule.Skipf("the model of the listing cannot be built: %v", st.err)
+		}
+		if k.a == model.AspectRows && k.lvl == model.Must {
+			AddReportEntry(entryModel, report.ModelReport{Listing: st.l.String(), Seed: st.cfg.Seed, Error: st.err.Error()}, ReportEntryVisibilityNever)
+			v.Judged(1)
+			v.Add(nil, "the model of the listing could not be built from the deployment's answers: %v", st.err)
+			v.Check()
+		}
+		rule.Skipf("the model of the listing could not be built (see the rule %q): %v", modelRuleText(model.AspectRows, model.Must), st.err)
+	}
+	t := st.at(k)
+	v.Judged(t.cases)
+	v.NoneBecause("no generated query's answer could be judged in this aspect at this level (seed %d, %d queries)", st.cfg.Seed, len(st.queries))
+	id := rule.ID(CurrentSpecReport().Labels())
+	var failures []report.ModelFailure
+	for _, p := range t.problems {
+		q := p.q
+		from := ""
+		if p.shrunk != nil {
+			q = p.shrunk
+			from = fmt.Sprintf(" (shrunk from %s)", model.Describe(p.q))
+		}
+		v.Add(p.ex, "query %s%s: %s", model.Describe(q), from, p.d.Detail)
+		failures = append(failures, report.ModelFailure{Rule: id, Aspect: string(k.a), Level: k.lvl.String(),
+			Query: model.Describe(p.q), Shrunk: describeOrEmpty(p.shrunk), Curl: p.ex.Curl(), Detail: p.d.Detail})
+	}
+	if t.more > 0 {
+		v.Add(nil, "and %d more answers differed in this aspect", t.more)
+	}
+	addModelFailures(st.l.String(), failures)
+	// The JSON report carries the listing's coverage and this rule's
+	// failures with their shrunk queries.
+	entry := st.coverage
+	entry.Failures = failures
+	AddReportEntry(entryModel, entry, ReportEntryVisibilityNever)
+	v.Check()
+}
+
+func describeOrEmpty(q url.Values) string {
+	if q == nil {
+		return ""
+	}
+	return model.Describe(q)
+}
+
+// modelReports holds the run's model reports, by listing.
+var modelReports struct {
+	sync.Mutex
+	byListing map[string]*report.ModelReport
+}
+
+// ResetModelReports forgets the model reports of the run before.
+func ResetModelReports() {
+	modelReports.Lock()
+	defer modelReports.Unlock()
+	modelReports.byListing = map[string]*report.ModelReport{}
+}
+
+func setModelReport(r *report.ModelReport) {
+	modelReports.Lock()
+	defer modelReports.Unlock()
+	if modelReports.byListing == nil {
+		modelReports.byListing = map[string]*report.ModelReport{}
+	}
+	if old, ok := modelReports.byListing[r.Listing]; ok {
+		r.Failures = append(old.Failures, r.Failures...)
+	}
+	modelReports.byListing[r.Listing] = r
+}
+
+func addModelFailures(listing string, fs []report.ModelFailure) {
+	modelReports.Lock()
+	defer modelReports.Unlock()
+	if r, ok := modelReports.byListing[listing]; ok {
+		r.Failures = append(r.Failures, fs...)
+	}
+}
+
+// CurrentModelReports returns the run's model reports in listing order.
+func CurrentModelReports() []report.ModelReport {
+	modelReports.Lock()
+	defer modelReports.Unlock()
+	var out []report.ModelReport
+	for _, l := range rule.Listings {
+		if r, ok := modelReports.byListing[l]; ok {
+			c := *r
+			c.Failures = slices.Clone(r.Failures)
+			out = append(out, c)
+		}
+	}
+	return out
+}

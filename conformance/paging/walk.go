@@ -1,0 +1,585 @@
+package paging
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/rule"
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// Row is one record of a listing with its cursor and sort key.
+type Row struct {
+	// Cursor is the row's cursor, Node the record decoded (numbers as
+	// json.Number), Key its sort key or KeyErr why it could not be read.
+	Cursor string
+	Node   map[string]any
+	// Raw is the record as sent, for comparing whole records.
+	Raw    json.RawMessage
+	Key    RowKey
+	KeyErr error
+	// Ident names the row in comparisons and messages: its key, or its
+	// cursor when the key cannot be read.
+	Ident string
+}
+
+// pageInfo is a page's pageInfo object.
+type pageInfo struct {
+	StartCursor, EndCursor string
+	HasNext, HasPrev       bool
+}
+
+// Page is one decoded 200 answer of a paged listing.
+type Page struct {
+	// Ex is the answer; Rows and Info are its rows and pageInfo.
+	Ex   *client.Exchange
+	Rows []Row
+	Info pageInfo
+}
+
+// decodePage reads a 200 answer of a paged listing. It fails only when the
+// body cannot be used at all; a record whose key cannot be read is kept
+// with keyErr set.
+func decodePage(l *PagedListing, ex *client.Exchange) (*Page, error) {
+	if ex.Err != nil {
+		return nil, fmt.Errorf("no response: %w", ex.Err)
+	}
+	if ex.Status != 200 {
+		return nil, fmt.Errorf("HTTP %d, want 200", ex.Status)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(ex.Body, &top); err != nil {
+		return nil, fmt.Errorf("body is not a JSON object: %w", err)
+	}
+	var conn struct {
+		Edges    []map[string]json.RawMessage `json:"edges"`
+		PageInfo map[string]json.RawMessage   `json:"pageInfo"`
+	}
+	raw, ok := top[l.field]
+	if !ok {
+		return nil, fmt.Errorf("body has no %q field", l.field)
+	}
+	if err := json.Unmarshal(raw, &conn); err != nil {
+		return nil, fmt.Errorf("field %q is not a page of edges: %w", l.field, err)
+	}
+	if conn.PageInfo == nil {
+		return nil, fmt.Errorf("%s.pageInfo is missing", l.field)
+	}
+	p := &Page{Ex: ex}
+	var err error
+	if p.Info, err = decodePageInfo(conn.PageInfo); err != nil {
+		return nil, fmt.Errorf("%s.pageInfo: %w", l.field, err)
+	}
+	for i, e := range conn.Edges {
+		r, err := decodeEdge(l, e)
+		if err != nil {
+			return nil, fmt.Errorf("%s.edges[%d]: %w", l.field, i, err)
+		}
+		p.Rows = append(p.Rows, r)
+	}
+	return p, nil
+}
+
+func decodePageInfo(m map[string]json.RawMessage) (pageInfo, error) {
+	var pi pageInfo
+	for _, f := range []struct {
+		name string
+		dst  any
+	}{
+		{"startCursor", &pi.StartCursor},
+		{"endCursor", &pi.EndCursor},
+		{"hasNextPage", &pi.HasNext},
+		{"hasPreviousPage", &pi.HasPrev},
+	} {
+		raw, ok := m[f.name]
+		if !ok {
+			return pi, fmt.Errorf("%s is missing", f.name)
+		}
+		if err := json.Unmarshal(raw, f.dst); err != nil {
+			return pi, fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
+	return pi, nil
+}
+
+func decodeEdge(l *PagedListing, e map[string]json.RawMessage) (Row, error) {
+	var r Row
+	if err := json.Unmarshal(e["cursor"], &r.Cursor); err != nil {
+		return r, fmt.Errorf("cursor is not a string: %w", err)
+	}
+	nodeRaw, ok := e["node"]
+	if !ok {
+		return r, fmt.Errorf("node is missing")
+	}
+	node, err := client.DecodeObject(nodeRaw)
+	if err != nil {
+		return r, fmt.Errorf("node: %w", err)
+	}
+	r.Node = node
+	r.Raw = nodeRaw
+	r.Key, r.KeyErr = l.keyOf(node)
+	if r.KeyErr != nil {
+		r.Ident = fmt.Sprintf("a %s row whose key cannot be read (%v), cursor %q", l.Label, r.KeyErr, r.Cursor)
+	} else {
+		r.Ident = l.describe(r.Key)
+	}
+	return r, nil
+}
+
+// CompactJSON writes a JSON value with its object keys sorted and no space,
+// for comparing records; raw itself when it is not JSON.
+func CompactJSON(raw []byte) string {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return string(raw)
+	}
+	b, err := json.Marshal(v) // sorts object keys
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
+}
+
+// Walk is a sequence of pages fetched by following cursors.
+type Walk struct {
+	// What says how the walk was made, for messages.
+	What string
+	// Pages are the walk's pages, as fetched.
+	Pages []*Page
+	// Rows are the walk's rows in listing order (a backward walk's pages
+	// are put back in listing order).
+	Rows []Row
+	// Complete is true when the walk reached the end of the listing within
+	// the page bound.
+	Complete bool
+	// Err is set when the walk broke off: a page was not a usable 200
+	// answer, or a cursor did not move the walk on. ErrEx is the request.
+	Err   error
+	ErrEx *client.Exchange
+}
+
+// broken returns a failure message when the walk broke off, else "".
+func (w *Walk) broken() string {
+	if w.Err == nil {
+		return ""
+	}
+	msg := fmt.Sprintf("The %s broke off: %v\n", w.What, w.Err)
+	if w.ErrEx != nil {
+		msg += w.ErrEx.Describe()
+	}
+	return msg
+}
+
+// CloneValues returns a copy of a query.
+func CloneValues(q url.Values) url.Values {
+	out := url.Values{}
+	for k, v := range q {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
+// With returns a copy of q with the pairs set (name, value, name, value...).
+func With(q url.Values, pairs ...string) url.Values {
+	out := CloneValues(q)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		out.Set(pairs[i], pairs[i+1])
+	}
+	return out
+}
+
+// Walker fetches pages of one paged listing.
+type Walker struct {
+	// Client asks the pages of Listing.
+	Client   *client.Client
+	Listing  *PagedListing
+	maxPages int
+}
+
+// Page fetches one page with the query.
+func (wk Walker) Page(q url.Values) (*Page, *client.Exchange, error) {
+	ex := wk.Client.Get(wk.Client.Config.BaseURL, wk.Listing.Path, q)
+	p, err := decodePage(wk.Listing, ex)
+	return p, ex, err
+}
+
+// Forward walks with first=size from after ("" for the start) until
+// hasNextPage is false, a page is empty, or maxPages pages were fetched.
+func (wk Walker) Forward(q url.Values, size int, after string) *Walk {
+	w := &Walk{What: fmt.Sprintf("forward walk (pagination.first=%d%s)", size, DescribeQuery(q))}
+	cursor := after
+	for i := 0; i < wk.maxPages; i++ {
+		pq := With(q, "pagination.first", strconv.Itoa(size))
+		if cursor != "" {
+			pq.Set("pagination.after", cursor)
+		}
+		p, ex, err := wk.Page(pq)
+		if err != nil {
+			w.Err, w.ErrEx = fmt.Errorf("page %d: %w%s", i+1, err, WithHint(ex)), ex
+			return w
+		}
+		w.Pages = append(w.Pages, p)
+		w.Rows = append(w.Rows, p.Rows...)
+		if len(p.Rows) == 0 || !p.Info.HasNext {
+			w.Complete = true
+			return w
+		}
+		next := p.Info.EndCursor
+		if next == "" || next == cursor {
+			w.Err, w.ErrEx = fmt.Errorf("page %d says hasNextPage but its endCursor %q does not move the walk on", i+1, next), ex
+			return w
+		}
+		cursor = next
+	}
+	return w
+}
+
+// backward walks with last=size from before ("" for the end) until
+// hasPreviousPage is false, a page is empty, or maxPages pages were
+// fetched. The rows come out in listing order.
+func (wk Walker) backward(q url.Values, size int, before string) *Walk {
+	anchor := ""
+	if before != "" {
+		anchor = ", from a cursor"
+	}
+	w := &Walk{What: fmt.Sprintf("backward walk (pagination.last=%d%s%s)", size, DescribeQuery(q), anchor)}
+	cursor := before
+	for i := 0; i < wk.maxPages; i++ {
+		pq := With(q, "pagination.last", strconv.Itoa(size))
+		if cursor != "" {
+			pq.Set("pagination.before", cursor)
+		}
+		p, ex, err := wk.Page(pq)
+		if err != nil {
+			w.Err, w.ErrEx = fmt.Errorf("page %d: %w%s", i+1, err, WithHint(ex)), ex
+			return w
+		}
+		w.Pages = append(w.Pages, p)
+		w.Rows = append(append([]Row(nil), p.Rows...), w.Rows...)
+		if len(p.Rows) == 0 || !p.Info.HasPrev {
+			w.Complete = true
+			return w
+		}
+		next := p.Info.StartCursor
+		if next == "" || next == cursor {
+			w.Err, w.ErrEx = fmt.Errorf("page %d says hasPreviousPage but its startCursor %q does not move the walk on", i+1, next), ex
+			return w
+		}
+		cursor = next
+	}
+	return w
+}
+
+// DescribeQuery writes the non-pagination part of a walk's query.
+func DescribeQuery(q url.Values) string {
+	if len(q) == 0 {
+		return ""
+	}
+	return ", " + q.Encode()
+}
+
+// pageWith returns the page of w holding the row, for messages.
+func (w *Walk) pageWith(ident string) *Page {
+	for _, p := range w.Pages {
+		for _, r := range p.Rows {
+			if r.Ident == ident {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// Cutoff leaves out of comparisons the rows that arrived while the suite
+// ran. On a live network new rows keep appearing at the newest end, so a
+// walk made later sees rows an earlier walk could not. Rows newer than every
+// row of the listing's first walk are such arrivals; in data that does not
+// change, no row is.
+type Cutoff struct {
+	newest *RowKey
+	cmp    func(a, b RowKey) int
+}
+
+// NewCutoff takes the newest of the rows of a listing's first walk.
+func NewCutoff(rows []Row, cmp func(a, b RowKey) int) Cutoff {
+	c := Cutoff{cmp: cmp}
+	for _, r := range rows {
+		if r.KeyErr != nil {
+			continue
+		}
+		if c.newest == nil || cmp(r.Key, *c.newest) < 0 {
+			k := r.Key
+			c.newest = &k
+		}
+	}
+	return c
+}
+
+// Settle returns the rows without the arrivals, and whether it left any
+// out. A page limited by a count that held arrivals ends early by as many
+// rows.
+func (c Cutoff) Settle(rows []Row) ([]Row, bool) {
+	if c.newest == nil {
+		return rows, false
+	}
+	var kept []Row
+	for _, r := range rows {
+		if r.KeyErr == nil && c.cmp(r.Key, *c.newest) < 0 {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) == len(rows) {
+		return rows, false
+	}
+	return kept, true
+}
+
+// PageOf returns the page of w holding row index i, for messages.
+func (w *Walk) PageOf(i int) *Page {
+	n := 0
+	for _, p := range w.Pages {
+		n += len(p.Rows)
+		if i < n {
+			return p
+		}
+	}
+	return nil
+}
+
+// idents lists the rows' identities.
+func idents(rows []Row) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.Ident
+	}
+	return out
+}
+
+// Reversed returns the rows in reverse order.
+func Reversed(rows []Row) []Row {
+	out := make([]Row, len(rows))
+	for i, r := range rows {
+		out[len(rows)-1-i] = r
+	}
+	return out
+}
+
+// Repeats describes the first rows that occur twice in rows, or "".
+func Repeats(rows []Row) (string, int) {
+	seen := map[string]int{}
+	var lines []string
+	first := -1
+	for i, r := range rows {
+		if j, ok := seen[r.Ident]; ok {
+			if first < 0 {
+				first = i
+			}
+			if len(lines) < 5 {
+				lines = append(lines, fmt.Sprintf("    %s is row %d and again row %d", r.Ident, j, i))
+			}
+			continue
+		}
+		seen[r.Ident] = i
+	}
+	return strings.Join(lines, "\n"), first
+}
+
+// DiffPrefix compares two sequences that should be equal. A sequence that
+// is not complete was cut short by the page bound, so only the rows both
+// reached are compared, and a complete sequence must not end before an
+// incomplete one. It returns "" when they agree.
+func DiffPrefix(gotName string, got []Row, gotComplete bool, wantName string, want []Row, wantComplete bool) string {
+	msg, _ := diffPrefixAt(gotName, got, gotComplete, wantName, want, wantComplete)
+	return msg
+}
+
+// diffPrefixAt is diffPrefix that also returns the index of the first
+// difference (-1 when they agree).
+func diffPrefixAt(gotName string, got []Row, gotComplete bool, wantName string, want []Row, wantComplete bool) (string, int) {
+	n := min(len(got), len(want))
+	for i := 0; i < n; i++ {
+		if got[i].Ident != want[i].Ident {
+			return fmt.Sprintf("row %d differs: the %s has %s, the %s has %s%s",
+				i, gotName, got[i].Ident, wantName, want[i].Ident, around(got, want, i)), i
+		}
+	}
+	switch {
+	case len(got) < len(want) && gotComplete:
+		return fmt.Sprintf("the %s ends after %d rows, but the %s goes on with %s (row %d)",
+			gotName, len(got), wantName, want[len(got)].Ident, len(got)), len(got)
+	case len(want) < len(got) && wantComplete:
+		return fmt.Sprintf("the %s has %d rows, the %s only %d; its first extra row is %s (row %d)",
+			gotName, len(got), wantName, len(want), got[len(want)].Ident, len(want)), len(want)
+	}
+	return "", -1
+}
+
+// SameRows compares two sequences as sets of rows (each row as often in
+// one as in the other), within what both reached when either is not
+// complete: for orders the spec leaves open among rows that share a key.
+// It returns "" when they agree.
+func SameRows(gotName string, got []Row, gotComplete bool, wantName string, want []Row, wantComplete bool) string {
+	shorterComplete := gotComplete && len(got) < len(want) || wantComplete && len(want) < len(got)
+	if !(gotComplete && wantComplete) && !shorterComplete {
+		// Both reach as far as the shorter: compare that prefix, less the
+		// rows that share the key of its last row (their order is open, so
+		// the prefixes may end inside that group differently).
+		n := min(len(got), len(want))
+		got, want = trimTies(got[:n]), trimTies(want[:n])
+	}
+	count := map[string]int{}
+	for _, r := range want {
+		count[r.Ident]++
+	}
+	for _, r := range got {
+		count[r.Ident]--
+	}
+	var missing, extra []string
+	for _, r := range want {
+		if count[r.Ident] > 0 {
+			missing = append(missing, r.Ident)
+			count[r.Ident] = 0
+		}
+	}
+	for _, r := range got {
+		if count[r.Ident] < 0 {
+			extra = append(extra, r.Ident)
+			count[r.Ident] = 0
+		}
+	}
+	if len(missing) == 0 && len(extra) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the %s and the %s hold different rows: %d of the %s missing (first: %s), %d not in it (first: %s)",
+		gotName, wantName, len(missing), wantName, firstOr(missing), len(extra), firstOr(extra))
+}
+
+// trimTies drops the rows at the end of rows that share the primary key of
+// its last row.
+func trimTies(rows []Row) []Row {
+	n := len(rows)
+	for n > 0 && rows[n-1].KeyErr == nil && rows[len(rows)-1].KeyErr == nil && rows[n-1].Key.Num == rows[len(rows)-1].Key.Num {
+		n--
+	}
+	return rows[:n]
+}
+
+func firstOr(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return s[0]
+}
+
+// WalkDiff compares the rows of a walk (gotRows: got's rows, settled)
+// with the rows of another that it should repeat, and records the
+// difference with the requests that fetched the differing rows. The walk
+// got runs backwards from the end of want; when it is complete it must
+// equal want.
+func WalkDiff(v *rule.Verdict, got *Walk, gotRows []Row, wantWalk *Walk, want []Row) {
+	offset := 0
+	var msg string
+	var i int
+	switch {
+	case got.Complete:
+		msg, i = diffPrefixAt(got.What, gotRows, true, wantWalk.What, want, true)
+	case len(gotRows) > len(want):
+		msg, i = fmt.Sprintf("the %s has %d rows, more than the %d of the %s", got.What, len(gotRows), len(want), wantWalk.What), len(want)
+	default:
+		offset = len(want) - len(gotRows)
+		msg, i = diffPrefixAt(got.What, gotRows, false, wantWalk.What, want[offset:], false)
+	}
+	if msg == "" {
+		return
+	}
+	if p := wantWalk.PageOf(offset + i); p != nil {
+		v.Add(p.Ex, "%s\n  the page of the %s around that row:", msg, wantWalk.What)
+	} else {
+		v.Add(nil, "%s", msg)
+	}
+	if i < len(gotRows) {
+		if p := got.pageWith(gotRows[i].Ident); p != nil {
+			v.Add(p.Ex, "the page of the %s around that row:", got.What)
+		}
+	}
+}
+
+// around shows the rows around a difference.
+func around(got, want []Row, i int) string {
+	var b strings.Builder
+	b.WriteString("\n    around it:")
+	for j := max(0, i-2); j < i+3; j++ {
+		g, w := "-", "-"
+		if j < len(got) {
+			g = got[j].Ident
+		}
+		if j < len(want) {
+			w = want[j].Ident
+		}
+		fmt.Fprintf(&b, "\n      row %d: got %s | want %s", j, g, w)
+	}
+	return b.String()
+}
+
+// WithHint is client.CountHint as the end of a message: "; " and the hint, or "".
+func WithHint(ex *client.Exchange) string {
+	if h := client.CountHint(ex); h != "" {
+		return "; " + h
+	}
+	return ""
+}
+
+// FailWalk fails the running spec when a walk it needs broke off.
+func FailWalk(ws ...*Walk) {
+	GinkgoHelper()
+	for _, w := range ws {
+		if w == nil {
+			continue
+		}
+		if w.ErrEx != nil && w.ErrEx.Refused {
+			rule.SkipRefused(w.ErrEx)
+		}
+		if msg := w.broken(); msg != "" {
+			rule.FailRule(msg)
+		}
+	}
+}
+
+// SubsetDiff compares a filtered walk with the matching rows of the
+// unfiltered walk, within the rows both reached (ordered by cmp), leaving
+// out rows that arrived after the unfiltered walk began.
+func SubsetDiff(cmp func(a, b RowKey) int, cut Cutoff, filtered, unfiltered *Walk, match func(Row) bool) string {
+	var limit *RowKey
+	for _, w := range []*Walk{unfiltered, filtered} {
+		if w.Complete || len(w.Rows) == 0 {
+			continue
+		}
+		last := w.Rows[len(w.Rows)-1]
+		if last.KeyErr != nil {
+			continue
+		}
+		if limit == nil || cmp(last.Key, *limit) < 0 {
+			k := last.Key
+			limit = &k
+		}
+	}
+	within := func(r Row) bool { return limit == nil || (r.KeyErr == nil && cmp(r.Key, *limit) <= 0) }
+	var got, want []Row
+	settled, _ := cut.Settle(filtered.Rows)
+	for _, r := range settled {
+		if within(r) {
+			got = append(got, r)
+		}
+	}
+	for _, r := range unfiltered.Rows {
+		if within(r) && match(r) {
+			want = append(want, r)
+		}
+	}
+	return DiffPrefix("filtered walk", got, true, "matching rows of the unfiltered walk", want, true)
+}

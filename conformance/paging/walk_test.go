@@ -1,0 +1,181 @@
+package paging
+
+import (
+	"fmt"
+	"github.com/chaindata/harness/conformance/client"
+	"strings"
+	"testing"
+)
+
+// rowsOf makes rows keyed by block height (snapshot-like) in the given order.
+func rowsOf(heights ...uint64) []Row {
+	out := make([]Row, len(heights))
+	for i, h := range heights {
+		out[i] = Row{Key: RowKey{Num: h}, Ident: fmt.Sprintf("h%d", h), Cursor: fmt.Sprintf("c%d", h)}
+	}
+	return out
+}
+
+func TestDiffPrefix(t *testing.T) {
+	tests := []struct {
+		name                      string
+		got, want                 []Row
+		gotComplete, wantComplete bool
+		wantDiff                  string // "" for agreement, else a part of the message
+	}{
+		{"equal", rowsOf(3, 2, 1), rowsOf(3, 2, 1), true, true, ""},
+		{"cut short by the bound", rowsOf(3, 2), rowsOf(3, 2, 1), false, true, ""},
+		{"complete but shorter", rowsOf(3, 2), rowsOf(3, 2, 1), true, true, "ends after 2 rows"},
+		{"extra row", rowsOf(3, 2, 1, 0), rowsOf(3, 2, 1), true, true, "first extra row is h0"},
+		{"extra row past a cut-short want", rowsOf(3, 2, 1, 0), rowsOf(3, 2, 1), true, false, ""},
+		{"different row", rowsOf(3, 1), rowsOf(3, 2), true, true, "row 1 differs"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := DiffPrefix("got", tc.got, tc.gotComplete, "want", tc.want, tc.wantComplete)
+			if tc.wantDiff == "" && d != "" {
+				t.Errorf("want agreement, got %q", d)
+			}
+			if tc.wantDiff != "" && !strings.Contains(d, tc.wantDiff) {
+				t.Errorf("want a difference saying %q, got %q", tc.wantDiff, d)
+			}
+		})
+	}
+}
+
+func TestSubsetDiffStaysWithinTheWalksReach(t *testing.T) {
+	even := func(r Row) bool { return r.Key.Num%2 == 0 }
+	unfiltered := &Walk{Rows: rowsOf(9, 8, 7, 6, 5, 4), Complete: false} // cut short at 4
+	tests := []struct {
+		name     string
+		filtered *Walk
+		wantDiff bool
+	}{
+		{"matching subset, beyond the unfiltered reach too", &Walk{Rows: rowsOf(8, 6, 4, 2, 0), Complete: true}, false},
+		{"a matching row missing", &Walk{Rows: rowsOf(8, 4, 2), Complete: true}, true},
+		{"a row that does not belong", &Walk{Rows: rowsOf(8, 7, 6, 4), Complete: true}, true},
+		{"filtered walk cut short", &Walk{Rows: rowsOf(8, 6), Complete: false}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := SubsetDiff(SnapshotsListing.Compare, Cutoff{}, tc.filtered, unfiltered, even)
+			if (d != "") != tc.wantDiff {
+				t.Errorf("difference %q, want one: %v", d, tc.wantDiff)
+			}
+		})
+	}
+}
+
+func TestPageFlagProblems(t *testing.T) {
+	pageOf := func(hasPrev, hasNext bool, heights ...uint64) *Page {
+		return &Page{Ex: &client.Exchange{URL: "u"}, Rows: rowsOf(heights...), Info: pageInfo{HasPrev: hasPrev, HasNext: hasNext}}
+	}
+	refOf := func(complete bool, heights ...uint64) listingRef {
+		ref := listingRef{Rows: rowsOf(heights...), complete: complete, index: map[string]int{}}
+		for i, r := range ref.Rows {
+			ref.index[r.Ident] = i
+		}
+		return ref
+	}
+	full := refOf(true, 5, 4, 3, 2, 1)
+	tests := []struct {
+		name     string
+		w        *Walk
+		ref      listingRef
+		backward bool
+		pos      string
+		want     string // positions with problems, comma-separated
+		judged   int
+	}{
+		{"a correct walk", &Walk{What: "w", Pages: []*Page{pageOf(false, true, 5, 4), pageOf(true, true, 3, 2), pageOf(true, false, 1)}}, full, false, "", "", 3},
+		{"wrong middle and last", &Walk{What: "w", Pages: []*Page{pageOf(false, true, 5, 4), pageOf(false, true, 3, 2), pageOf(true, true, 1), pageOf(true, false)}}, full, false, "", "middle,last", 3},
+		{"only the position asked for", &Walk{What: "w", Pages: []*Page{pageOf(false, true, 5, 4), pageOf(false, true, 3, 2), pageOf(true, true, 1)}}, full, false, "middle", "middle", 1},
+		{"a correct backward walk", &Walk{What: "w", Pages: []*Page{pageOf(true, false, 2, 1), pageOf(true, true, 4, 3), pageOf(false, true, 5)}}, full, true, "", "", 3},
+		// hasPreviousPage false on a backward page ends the walk after one
+		// page; the reference still knows rows precede it.
+		{"a backward walk ended early by a wrong flag", &Walk{What: "w", Complete: true, Pages: []*Page{pageOf(false, false, 2, 1)}}, full, true, "", "last", 1},
+		{"a walk cut short: rows may follow", &Walk{What: "w", Pages: []*Page{pageOf(false, true, 5, 4), pageOf(true, true, 3, 2)}}, refOf(false, 5, 4, 3, 2), false, "", "", 2},
+		{"rows the reference lacks are not judged", &Walk{What: "w", Pages: []*Page{pageOf(false, true, 9, 8)}}, full, false, "", "", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			n := PageFlagProblems(tc.w, tc.ref, tc.backward, tc.pos, func(pos string, _ *client.Exchange, msg string) {
+				if len(got) == 0 || got[len(got)-1] != pos {
+					got = append(got, pos)
+				}
+			})
+			if strings.Join(got, ",") != tc.want {
+				t.Errorf("problems at %v, want %q", got, tc.want)
+			}
+			if n != tc.judged {
+				t.Errorf("judged %d pages, want %d", n, tc.judged)
+			}
+		})
+	}
+}
+
+func TestSameRows(t *testing.T) {
+	tests := []struct {
+		name                      string
+		got, want                 []Row
+		gotComplete, wantComplete bool
+		wantDiff                  bool
+	}{
+		{"same order", rowsOf(1, 2, 3), rowsOf(1, 2, 3), true, true, false},
+		{"ties in another order", rowsOf(1, 2, 2, 3), rowsOf(1, 2, 2, 3), true, true, false},
+		{"a row lost", rowsOf(1, 2, 3), rowsOf(1, 2, 3, 4), true, true, true},
+		{"a row added", rowsOf(1, 2, 3, 4), rowsOf(1, 2, 3), true, true, true},
+		{"both cut short, a row differs", rowsOf(1, 5, 3), rowsOf(1, 2, 3), false, false, true},
+		{"both cut short inside a tie group", rowsOf(1, 2, 3), rowsOf(1, 2, 4), false, false, false},
+		{"both cut short, same rows", rowsOf(1, 2, 3), rowsOf(1, 2, 3, 4), false, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := SameRows("got", tc.got, tc.gotComplete, "want", tc.want, tc.wantComplete)
+			if (d != "") != tc.wantDiff {
+				t.Errorf("difference %q, want one: %v", d, tc.wantDiff)
+			}
+		})
+	}
+	// Rows that share a key, listed in another order, are the same rows.
+	a, b := rowsOf(1, 2, 3), rowsOf(1, 2, 3)
+	a[1].Ident, a[2].Ident = "x", "y"
+	b[1].Ident, b[2].Ident = "y", "x"
+	b[1].Key, b[2].Key = a[2].Key, a[1].Key
+	if d := SameRows("got", a, true, "want", b, true); d != "" {
+		t.Errorf("the same rows in another order differ: %q", d)
+	}
+}
+
+func TestRepeats(t *testing.T) {
+	if msg, _ := Repeats(rowsOf(3, 2, 1)); msg != "" {
+		t.Errorf("no repeats, got %q", msg)
+	}
+	msg, i := Repeats(rowsOf(3, 2, 2, 1))
+	if i != 2 || !strings.Contains(msg, "h2 is row 1 and again row 2") {
+		t.Errorf("got %q at %d", msg, i)
+	}
+}
+
+func TestWithHint(t *testing.T) {
+	tests := []struct {
+		name   string
+		ex     *client.Exchange
+		wantIn string // "" for no hint
+	}{
+		{"a count refused", &client.Exchange{Status: 400, URL: "http://h/api/v2/games?pagination.first=50"}, "; the deployment refused pagination.first=50: if its largest page is smaller, lower --page-size"},
+		{"a transactions count refused", &client.Exchange{Status: 400, URL: "http://h/transactions?last=20&before=1.2"}, "lower --page-size"},
+		{"an answer", &client.Exchange{Status: 200, URL: "http://h/api/v2/games?pagination.first=50"}, ""},
+		{"a server error", &client.Exchange{Status: 500, URL: "http://h/api/v2/games?pagination.first=50"}, ""},
+		{"no count", &client.Exchange{Status: 400, URL: "http://h/api/v2/games?pagination.after=x"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := WithHint(tc.ex)
+			if (tc.wantIn == "") != (got == "") || !strings.Contains(got, tc.wantIn) {
+				t.Errorf("withHint = %q, want it to hold %q", got, tc.wantIn)
+			}
+		})
+	}
+}

@@ -1,0 +1,247 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/conformance/rule"
+)
+
+// Rule states in a Summary.
+const (
+	StatePassed  = "passed"
+	StateFailed  = "failed"
+	StateSkipped = "skipped"
+	StateWaived  = "waived"
+	// StateNotRun is a rule the label filter left out.
+	StateNotRun = "not run"
+)
+
+// Summary is the outcome of one run of the suite, from which the console
+// summary, the JUnit, JSON and HTML reports are written.
+type Summary struct {
+	// BaseURL and TransactionsURL are the deployment checked.
+	BaseURL, TransactionsURL string
+	// LabelFilter is the filter the run was given ("" for every rule).
+	LabelFilter string
+	// Started is when the run began; Duration how long it took.
+	Started  time.Time
+	Duration time.Duration
+	// Traffic counts the requests of the run, with retries and refusals.
+	Traffic client.Traffic
+	// Rules holds every rule of the suite, in catalogue order, with its
+	// outcome (StateNotRun for rules the filter left out).
+	Rules []RuleResult
+	// FailOnSkip is set when skipped rules fail the run.
+	FailOnSkip bool
+	// ExpiredWaivers are waivers past their last day: not applied, and
+	// they fail the run.
+	ExpiredWaivers []rule.Waiver
+	// Seed and Queries are the model rules' seed and budget per listing:
+	// the same seed asks the same queries again.
+	Seed    int64
+	Queries int
+	// Model holds what the model rules did over each listing they ran on.
+	Model []ModelReport
+	// Stopped says, in one line, why the run stopped before judging every
+	// selected rule: the preflight found no deployment to check at the
+	// URLs, or the run deadline passed. The rules it left unjudged are
+	// skipped with it as their message. A stopped run fails.
+	Stopped string
+}
+
+// RuleResult is the outcome of one rule.
+type RuleResult struct {
+	rule.Rule
+	// State is one of StatePassed, StateFailed, StateSkipped, StateWaived,
+	// StateNotRun.
+	State string
+	// Cases is how many cases (pages, rows, requests) the rule judged.
+	Cases int
+	// Want says what the rule wants, in words ("" when it did not get that
+	// far).
+	Want string
+	// Message is the failure report (with the requests, as curl lines, and
+	// what came back) of a failed or waived rule, or the reason a rule was
+	// skipped.
+	Message string
+	// Waiver is the waiver applied to a waived rule.
+	Waiver *rule.Waiver
+	// Duration is the time the rule took.
+	Duration time.Duration
+}
+
+// Counts tallies rules by state.
+type Counts struct {
+	Passed, Failed, Skipped, Waived, NotRun int
+}
+
+// Add counts one state.
+func (c *Counts) Add(state string) {
+	switch state {
+	case StatePassed:
+		c.Passed++
+	case StateFailed:
+		c.Failed++
+	case StateSkipped:
+		c.Skipped++
+	case StateWaived:
+		c.Waived++
+	default:
+		c.NotRun++
+	}
+}
+
+// Run is the number of rules that ran.
+func (c Counts) Run() int { return c.Passed + c.Failed + c.Skipped + c.Waived }
+
+// Counts tallies the summary's rules by state.
+func (s *Summary) Counts() Counts {
+	var c Counts
+	for _, r := range s.Rules {
+		c.Add(r.State)
+	}
+	return c
+}
+
+// Passed reports whether the run passes: it was not stopped, no rule
+// failed, and, with FailOnSkip, none was skipped. Waived failures do not
+// fail the run.
+func (s *Summary) Passed() bool {
+	c := s.Counts()
+	return s.Stopped == "" && c.Failed == 0 && !(s.FailOnSkip && c.Skipped > 0) && len(s.ExpiredWaivers) == 0
+}
+
+// stoppedRules is how many rules were skipped because the run stopped.
+func (s *Summary) stoppedRules() int {
+	n := 0
+	for _, r := range s.Rules {
+		if s.stoppedRule(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// stoppedRule reports whether a rule was skipped because the run stopped.
+func (s *Summary) stoppedRule(r RuleResult) bool {
+	return s.Stopped != "" && r.State == StateSkipped && FirstLine(r.Message) == s.Stopped
+}
+
+// cases is the number of cases every rule judged, together.
+func (s *Summary) cases() int {
+	n := 0
+	for _, r := range s.Rules {
+		n += r.Cases
+	}
+	return n
+}
+
+// WriteSummary writes the end of a run for a person: each rule that failed,
+// was waived or skipped, one line each with its ID, level and the spec text
+// it rests on, then the totals and the traffic.
+func WriteSummary(w io.Writer, s *Summary) {
+	var b strings.Builder
+	b.WriteString("\nConformance summary\n")
+	for _, state := range []string{StateFailed, StateWaived, StateSkipped} {
+		for _, r := range s.Rules {
+			if r.State != state || s.stoppedRule(r) {
+				continue
+			}
+			fmt.Fprintf(&b, "  %-7s %s %s %s %s: %s", strings.ToUpper(state), r.ID, r.Level(), r.Listing, r.Area, r.Text)
+			if r.Cite.Section != "" {
+				fmt.Fprintf(&b, " [%s]", r.Cite)
+			}
+			switch state {
+			case StateWaived:
+				fmt.Fprintf(&b, " (waived until %s: %s)", r.Waiver.Expires, r.Waiver.Reason)
+			case StateSkipped:
+				fmt.Fprintf(&b, " (%s)", FirstLine(r.Message))
+			}
+			b.WriteString("\n")
+		}
+	}
+	if n := s.stoppedRules(); n > 0 {
+		fmt.Fprintf(&b, "  SKIPPED %d rules: %s\n", n, s.Stopped)
+	}
+	for _, wv := range s.ExpiredWaivers {
+		fmt.Fprintf(&b, "  EXPIRED waiver of %s (expired %s: %s): renew it or fix the deployment; the run fails\n", wv.Rule, wv.Expires, wv.Reason)
+	}
+	c := s.Counts()
+	writeModelLines(&b, s)
+	fmt.Fprintf(&b, "Rules: %d passed, %d failed, %d skipped, %d waived, %d not selected; %d cases judged in %s\n", c.Passed, c.Failed, c.Skipped, c.Waived, c.NotRun, s.cases(), s.Duration.Round(time.Millisecond))
+	verdict := "PASSED"
+	switch {
+	case s.Stopped != "":
+		verdict = "FAILED (the run stopped: " + s.Stopped + ")"
+	case !s.Passed():
+		verdict = "FAILED"
+	}
+	fmt.Fprintf(&b, "Verdict: %s\n", verdict)
+	io.WriteString(w, b.String())
+}
+
+// writeModelLines writes what the model rules tried, one line a listing,
+// and the seed that repeats them.
+func writeModelLines(b *strings.Builder, s *Summary) {
+	if len(s.Model) == 0 {
+		return
+	}
+	var parts []string
+	for _, m := range s.Model {
+		if m.Error != "" {
+			parts = append(parts, m.Listing+" (no model: see its rules)")
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %d (%d/%d pairs)", m.Listing, m.Queries, m.PairsTried, m.Pairs))
+	}
+	fmt.Fprintf(b, "Model: queries per listing: %s\n", strings.Join(parts, ", "))
+	fmt.Fprintf(b, "Seed: %d (repeat this run's queries with --seed %d)\n", s.Seed, s.Seed)
+}
+
+// FirstLine is the first line of a message, without the space around it.
+func FirstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
+
+// ModelReport is what the model rules did over one listing: the coverage
+// of the query space and each failure with its shrunk query.
+type ModelReport struct {
+	Listing string `json:"listing"`
+	Seed    int64  `json:"seed"`
+	// Queries is how many generated queries were asked; Rows how many rows
+	// the model held, Whole whether that was the whole listing, Grew
+	// whether the listing grew during the run (answers that reach its
+	// newest rows were then not judged).
+	Queries int  `json:"queries"`
+	Rows    int  `json:"rows"`
+	Whole   bool `json:"whole"`
+	Grew    bool `json:"grew"`
+	// Params counts the queries each parameter appeared in; PairsTried of
+	// the Pairs pairs of parameters appeared together; Missing lists the
+	// parameters and pairs never tried.
+	Params     map[string]int `json:"params"`
+	PairsTried int            `json:"pairsTried"`
+	Pairs      int            `json:"pairs"`
+	Missing    []string       `json:"missing,omitempty"`
+	Failures   []ModelFailure `json:"failures,omitempty"`
+	// Error says why no model could be built.
+	Error string `json:"error,omitempty"`
+}
+
+// ModelFailure is one answer that differed from the model.
+type ModelFailure struct {
+	Rule   string `json:"rule"`
+	Aspect string `json:"aspect"`
+	Level  string `json:"level"`
+	Query  string `json:"query"`
+	// Shrunk is the smallest query found that still differs ("" when the
+	// query could not be shrunk).
+	Shrunk string `json:"shrunk,omitempty"`
+	Curl   string `json:"curl"`
+	Detail string `json:"detail"`
+}
