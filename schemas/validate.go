@@ -17,6 +17,11 @@ type Validator struct {
 	profile Profile
 	schema  *gojsonschema.Schema
 
+	// fast is the compiled fast path (compiled.go), nil when the schema
+	// uses a keyword it does not support; fastErr then says which.
+	fast    *fastNode
+	fastErr error
+
 	pagesOnce sync.Once
 	pages     []pageArray // arrays whose records are checked apart (parallel.go)
 }
@@ -56,6 +61,7 @@ func LoadProfile(name string, p Profile) (*Validator, error) {
 		return nil, fmt.Errorf("compile schema %s (profile %s): %w", name, p, err)
 	}
 	v := &Validator{name: name, profile: p, schema: compiled}
+	v.fast, v.fastErr = reg.compileFast(p, n)
 	reg.validators[key] = v
 	return v, nil
 }
