@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
-	"regexp"
+	"reflect"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/xeipuuv/gojsonschema"
@@ -77,7 +78,7 @@ type fastNode struct {
 
 	// Strings.
 	minLength, maxLength int // -1: none
-	pattern              *regexp.Regexp
+	pattern              *fastRegexp
 	format               string // a format gojsonschema checks; "" when none
 
 	// Any value.
@@ -88,9 +89,11 @@ type fastNode struct {
 
 	// Objects.
 	properties    map[string]*fastNode
+	propertyList  []namedNode // properties, sorted by name
 	required      []string
 	closed        bool // additionalProperties false
 	propertyNames *fastNode
+	namesEnum     map[string]bool // the names propertyNames allows, when it is an enum of strings and no more
 	dependencies  map[string]*fastNode
 
 	// Arrays.
@@ -102,6 +105,12 @@ type fastNode struct {
 	not                 *fastNode
 	ifNode, thenNode    *fastNode
 	elseNode            *fastNode
+}
+
+// namedNode is a property's schema with its name.
+type namedNode struct {
+	name string
+	node *fastNode
 }
 
 // bound is a minimum or maximum: as gojsonschema holds it, and as an int64
@@ -125,13 +134,13 @@ type enumValue struct {
 type fastCompiler struct {
 	docs     map[string]any // file name -> document, decoded as gojsonschema decodes it
 	done     map[string]*fastNode
-	patterns map[string]*regexp.Regexp
+	patterns map[string]*fastRegexp
 }
 
 // newFastCompiler decodes the files as gojsonschema does (numbers as
 // json.Number).
 func newFastCompiler(files map[string][]byte) (*fastCompiler, error) {
-	c := &fastCompiler{docs: map[string]any{}, done: map[string]*fastNode{}, patterns: map[string]*regexp.Regexp{}}
+	c := &fastCompiler{docs: map[string]any{}, done: map[string]*fastNode{}, patterns: map[string]*fastRegexp{}}
 	for name, data := range files {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.UseNumber()
@@ -329,10 +338,15 @@ func (s *compileSession) fill(n *fastNode, v any, file string, root bool) error 
 			n.closed = !b
 		case "properties":
 			n.properties, err = s.schemaMap(val, file)
+			for _, name := range sortedKeys(n.properties) {
+				n.propertyList = append(n.propertyList, namedNode{name, n.properties[name]})
+			}
 		case "dependencies":
 			n.dependencies, err = s.schemaMap(val, file)
 		case "propertyNames":
-			n.propertyNames, err = s.sub(val, file)
+			if n.propertyNames, err = s.sub(val, file); err == nil {
+				n.namesEnum = stringEnumOnly(n.propertyNames)
+			}
 		case "items":
 			if _, isList := val.([]any); isList {
 				err = fmt.Errorf("items as a list of schemas")
@@ -366,6 +380,19 @@ func (s *compileSession) fill(n *fastNode, v any, file string, root bool) error 
 		return fmt.Errorf("minLength above maxLength")
 	}
 	return nil
+}
+
+// stringEnumOnly returns the strings of a schema that is an enum of strings
+// and says nothing else, or nil.
+func stringEnumOnly(n *fastNode) map[string]bool {
+	if len(n.enum) == 0 || len(n.enumStr) != len(n.enum) {
+		return nil
+	}
+	plain := fastNode{minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, enum: n.enum, enumStr: n.enumStr}
+	if !reflect.DeepEqual(*n, plain) {
+		return nil
+	}
+	return n.enumStr
 }
 
 func compileTypes(v any) (uint8, error) {
@@ -423,7 +450,7 @@ func compileCount(v any) (int, error) {
 	return int(i), nil
 }
 
-func (s *compileSession) compilePattern(v any) (*regexp.Regexp, error) {
+func (s *compileSession) compilePattern(v any) (*fastRegexp, error) {
 	text, ok := v.(string)
 	if !ok {
 		return nil, fmt.Errorf("must be a string")
@@ -431,7 +458,7 @@ func (s *compileSession) compilePattern(v any) (*regexp.Regexp, error) {
 	if re, ok := s.c.patterns[text]; ok {
 		return re, nil
 	}
-	re, err := regexp.Compile(text)
+	re, err := compileFastRegexp(text)
 	if err != nil {
 		return nil, err
 	}
@@ -571,6 +598,24 @@ func marshalWithoutNumber(v any) (string, error) {
 // decoded as decodeDocument decodes it; decided is false when the fast path
 // cannot tell, and the caller must ask gojsonschema.
 func fastValid(n *fastNode, doc any) (valid, decided bool) {
+	v, ok := toJval(doc)
+	if !ok {
+		return false, false
+	}
+	return fastValidTree(n, &v)
+}
+
+// fastValidBytes is fastValid for a document not decoded yet; decided is
+// also false when the parser leaves the document to decodeDocument.
+func fastValidBytes(n *fastNode, doc []byte) (valid, decided bool) {
+	v, ok := parseJSON(doc)
+	if !ok {
+		return false, false
+	}
+	return fastValidTree(n, &v)
+}
+
+func fastValidTree(n *fastNode, v *jval) (valid, decided bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			if r != errUndecided {
@@ -579,57 +624,54 @@ func fastValid(n *fastNode, doc any) (valid, decided bool) {
 			valid, decided = false, false
 		}
 	}()
-	return n.valid(doc), true
+	return n.valid(v), true
 }
 
 // valid reports whether v is valid against the schema, checking the
 // keywords as gojsonschema's validateRecursive does.
-func (n *fastNode) valid(v any) bool {
+func (n *fastNode) valid(v *jval) bool {
 	for n.ref != nil {
 		n = n.ref
 	}
 	if n.always != nil {
 		return *n.always
 	}
-	switch x := v.(type) {
-	case nil:
+	switch v.kind {
+	case jNull:
 		if n.types != 0 && n.types&typeNull == 0 {
 			return false
 		}
 		return n.validCombinators(v) && n.validCommon(v)
-	case json.Number:
-		if n.types != 0 && n.types&typeNumber == 0 && (n.types&typeInteger == 0 || !numberIsInt(x)) {
+	case jNumber:
+		if n.types != 0 && n.types&typeNumber == 0 && (n.types&typeInteger == 0 || !numberIsInt(v.s)) {
 			return false
 		}
-		return n.validCombinators(v) && n.validNumber(x) && n.validCommon(v)
-	case []any:
+		return n.validCombinators(v) && n.validNumber(v.s) && n.validCommon(v)
+	case jArray:
 		if n.types != 0 && n.types&typeArray == 0 {
 			return false
 		}
-		return n.validCombinators(v) && n.validArray(x) && n.validCommon(v)
-	case map[string]any:
+		return n.validCombinators(v) && n.validArray(v.kids) && n.validCommon(v)
+	case jObject:
 		if n.types != 0 && n.types&typeObject == 0 {
 			return false
 		}
-		return n.validCombinators(v) && n.validObject(x) && n.validCommon(v)
-	case bool:
+		return n.validCombinators(v) && n.validObject(v) && n.validCommon(v)
+	case jBool:
 		if n.types != 0 && n.types&typeBoolean == 0 {
 			return false
 		}
 		return n.validCombinators(v) && n.validCommon(v)
-	case string:
-		if n.types != 0 && n.types&typeString == 0 {
-			return false
-		}
-		return n.validCombinators(v) && n.validCommon(v) && n.validString(x)
 	}
-	panic(errUndecided) // not a decoded JSON value
+	if n.types != 0 && n.types&typeString == 0 {
+		return false
+	}
+	return n.validCombinators(v) && n.validCommon(v) && n.validString(v.s)
 }
 
 // numberIsInt reports whether a JSON number is an integer as gojsonschema
 // decides it (big.Rat.IsInt: 1.0 and 1e2 are integers).
-func numberIsInt(x json.Number) bool {
-	s := string(x)
+func numberIsInt(s string) bool {
 	if plainInteger(s) {
 		return true
 	}
@@ -655,7 +697,7 @@ func plainInteger(s string) bool {
 
 // validCombinators checks anyOf, oneOf, allOf, not, dependencies and
 // if/then/else (gojsonschema's validateSchema).
-func (n *fastNode) validCombinators(v any) bool {
+func (n *fastNode) validCombinators(v *jval) bool {
 	if len(n.anyOf) > 0 {
 		ok := false
 		for _, b := range n.anyOf {
@@ -687,12 +729,10 @@ func (n *fastNode) validCombinators(v any) bool {
 	if n.not != nil && n.not.valid(v) {
 		return false
 	}
-	if len(n.dependencies) > 0 {
-		if obj, ok := v.(map[string]any); ok {
-			for key, dep := range n.dependencies {
-				if _, present := obj[key]; present && !dep.valid(v) {
-					return false
-				}
+	if len(n.dependencies) > 0 && v.kind == jObject {
+		for i := range v.kids {
+			if dep, ok := n.dependencies[v.kids[i].key]; ok && !dep.valid(v) {
+				return false
 			}
 		}
 	}
@@ -709,17 +749,17 @@ func (n *fastNode) validCombinators(v any) bool {
 }
 
 // validCommon checks const and enum.
-func (n *fastNode) validCommon(v any) bool {
+func (n *fastNode) validCommon(v *jval) bool {
 	if !n.hasConst && len(n.enum) == 0 {
 		return true
 	}
-	if s, ok := v.(string); ok && utf8.ValidString(s) {
+	if v.kind == jString && utf8.ValidString(v.s) {
 		// A valid UTF-8 string's JSON text is its own and no other
 		// value's: compared as it is.
-		if n.hasConst && (!n.constant.isStr || n.constant.str != s) {
+		if n.hasConst && (!n.constant.isStr || n.constant.str != v.s) {
 			return false
 		}
-		return len(n.enum) == 0 || n.enumStr[s]
+		return len(n.enum) == 0 || n.enumStr[v.s]
 	}
 	text := canonicalText(v)
 	if n.hasConst && n.constant.text != text {
@@ -738,23 +778,21 @@ func (n *fastNode) validCommon(v any) bool {
 
 // canonicalText returns v's text as gojsonschema compares it, or panics
 // with errUndecided when gojsonschema cannot make it (it would fail).
-func canonicalText(v any) string {
-	switch x := v.(type) {
-	case nil:
+func canonicalText(v *jval) string {
+	switch v.kind {
+	case jNull:
 		return "null"
-	case bool:
-		if x {
+	case jBool:
+		if v.b {
 			return "true"
 		}
 		return "false"
-	case json.Number:
-		// An integer of at most 15 digits is its own text: float64 holds
-		// it exactly and prints it so.
-		if s := string(x); shortInteger(s) {
-			return s
+	case jNumber:
+		if shortInteger(v.s) {
+			return v.s
 		}
 	}
-	text, err := marshalWithoutNumber(v)
+	text, err := marshalWithoutNumber(v.toAny())
 	if err != nil {
 		panic(errUndecided)
 	}
@@ -771,11 +809,11 @@ func shortInteger(s string) bool {
 
 // validNumber checks minimum, maximum and format (gojsonschema's
 // validateNumber).
-func (n *fastNode) validNumber(x json.Number) bool {
-	if n.minimum != nil && compareNumber(x, n.minimum) < 0 {
+func (n *fastNode) validNumber(s string) bool {
+	if n.minimum != nil && compareNumber(s, n.minimum) < 0 {
 		return false
 	}
-	if n.maximum != nil && compareNumber(x, n.maximum) > 0 {
+	if n.maximum != nil && compareNumber(s, n.maximum) > 0 {
 		return false
 	}
 	// gojsonschema hands a number's format checker a *big.Rat, which
@@ -784,8 +822,7 @@ func (n *fastNode) validNumber(x json.Number) bool {
 }
 
 // compareNumber compares a JSON number with a bound, as big.Rat.Cmp does.
-func compareNumber(x json.Number, b *bound) int {
-	s := string(x)
+func compareNumber(s string, b *bound) int {
 	if b.isInt && plainInteger(s) && len(s) <= 18 {
 		i, err := strconv.ParseInt(s, 10, 64)
 		if err == nil {
@@ -820,14 +857,24 @@ func (n *fastNode) validString(s string) bool {
 	if n.pattern != nil && !n.pattern.MatchString(s) {
 		return false
 	}
-	return n.format == "" || gojsonschema.FormatCheckers.IsFormat(n.format, s)
+	switch n.format {
+	case "":
+		return true
+	case "date-time":
+		// gojsonschema's checker accepts what any of its layouts parses,
+		// RFC 3339 among them: tried first, it spares the others' errors.
+		if _, err := time.Parse(time.RFC3339, s); err == nil {
+			return true
+		}
+	}
+	return gojsonschema.FormatCheckers.IsFormat(n.format, s)
 }
 
 // validArray checks items, minItems and maxItems.
-func (n *fastNode) validArray(a []any) bool {
+func (n *fastNode) validArray(a []jmember) bool {
 	if n.items != nil {
-		for _, x := range a {
-			if !n.items.valid(x) {
+		for i := range a {
+			if !n.items.valid(&a[i].val) {
 				return false
 			}
 		}
@@ -840,22 +887,40 @@ func (n *fastNode) validArray(a []any) bool {
 
 // validObject checks required, additionalProperties, propertyNames and
 // properties.
-func (n *fastNode) validObject(obj map[string]any) bool {
+func (n *fastNode) validObject(obj *jval) bool {
 	for _, name := range n.required {
-		if _, ok := obj[name]; !ok {
+		if _, ok := obj.get(name); !ok {
 			return false
 		}
 	}
-	for key, x := range obj {
-		prop, known := n.properties[key]
+	if !n.closed && n.propertyNames == nil && len(n.propertyList) < len(obj.kids) {
+		// Fewer properties than members, and nothing to say of the
+		// others: each property looked up in the object.
+		for _, p := range n.propertyList {
+			if x, ok := obj.get(p.name); ok && !p.node.valid(x) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range obj.kids {
+		m := &obj.kids[i]
+		prop, known := n.properties[m.key]
 		if !known {
 			if n.closed {
 				return false
 			}
-		} else if !prop.valid(x) {
+		} else if !prop.valid(&m.val) {
 			return false
 		}
-		if n.propertyNames != nil && !n.propertyNames.valid(key) {
+		if n.propertyNames == nil {
+			continue
+		}
+		if n.namesEnum != nil {
+			if !n.namesEnum[m.key] {
+				return false
+			}
+		} else if !n.propertyNames.valid(&jval{kind: jString, s: m.key}) {
 			return false
 		}
 	}
