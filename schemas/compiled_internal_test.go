@@ -2,6 +2,9 @@ package schemas
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -79,4 +82,244 @@ func TestCanonicalTextIsGojsonschemas(t *testing.T) {
 			t.Errorf("%s: a short integer", s)
 		}
 	}
+}
+
+// parserCases are documents at the edges of JSON's grammar.
+var parserCases = []string{
+	``, ` `, `1`, `-`, `-0`, `01`, `-01`, `1.`, `.5`, `1e`, `1e+`, `1E5`, `1e-5`, `-1.5e-3`, `2.50`, `1.5E+10`,
+	`tru`, `true`, `true `, ` true`, `truex`, `false`, `fals`, `null`, `nul`, `nulll`,
+	`[1,]`, `[,1]`, `[]`, `[ ]`, `[1 2]`, `[1,2`, `[[[]]]`, `[{}]`,
+	`{}`, `{ }`, `{"a":1,}`, `{"a" 1}`, `{a:1}`, `{"a":1}x`, `{"a":1} `, `{"a":1`, `{"a"}`, `{"a":}`, `{,}`, `{"a":1 "b":2}`,
+	`"\u00e9"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\x"`, "\"a\x01\"", "\"\xff\"", `"é"`, `"\/"`, `"\\"`, `"\""`, `"a\"`, `"abc`, `"\`,
+	`"\u12"`, `"\u00zz"`, "\"\t\"", "\"a\x7fb\"", `"<&>"`,
+	`{"a":1,"a":2}`, `{"a":{"b":1,"b":1}}`, `1 2`, "\t\n\r 1 \n", "\v1", `{"a":[{"b":null}]}`, `[1,[2,[3]]]`,
+	`{"a\u0000b": 1}`, `{"é": "é"}`, `{"\u00e9": 1}`, `123456789012345678901234567890`, `1e400`, `-`, `--1`, `+1`, `0x1`, `NaN`,
+}
+
+// TestParseJSONAgreesWithDecodeDocument: what the fast path's parser reads,
+// decodeDocument decodes to the same value; what it leaves, decodeDocument
+// refuses, or holds a key twice, or nests deeper than the parser follows.
+func TestParseJSONAgreesWithDecodeDocument(t *testing.T) {
+	docs := append([]string(nil), parserCases...)
+	docs = append(docs, strings.Repeat("[", maxParseDepth)+strings.Repeat("]", maxParseDepth))
+	docs = append(docs, strings.Repeat("[", maxParseDepth+1)+strings.Repeat("]", maxParseDepth+1))
+	docs = append(docs, strings.Repeat(`{"a":`, maxParseDepth)+"1"+strings.Repeat("}", maxParseDepth))
+	docs = append(docs, strings.Repeat(`{"a":`, maxParseDepth+1)+"1"+strings.Repeat("}", maxParseDepth+1))
+	many := `{"a0":0`
+	for i := 1; i < 40; i++ {
+		many += fmt.Sprintf(`,"a%d":%d`, i, i)
+	}
+	docs = append(docs, many+"}", many+`,"a7":7}`, many+`,"a39":[1,{"x":"y"}]}`)
+	parsed := 0
+	for _, doc := range docs {
+		if checkParse(t, []byte(doc)) {
+			parsed++
+		}
+	}
+	// What the parser must read, and must leave.
+	for doc, want := range map[string]bool{
+		`{"a":1,"a":2}`: false, many + `,"a7":7}`: false, many + "}": true, `"\ud83d"`: true, "\"\xff\"": true, `"\u00e9"`: true,
+		strings.Repeat("[", maxParseDepth) + strings.Repeat("]", maxParseDepth):               true,
+		strings.Repeat("[", maxParseDepth+1) + strings.Repeat("]", maxParseDepth+1):           false,
+		strings.Repeat(`{"a":`, maxParseDepth+1) + "1" + strings.Repeat("}", maxParseDepth+1): false,
+		strings.Repeat(`{"a":`, maxParseDepth) + "1" + strings.Repeat("}", maxParseDepth):     true,
+		`1`: true, `-0`: true, `1E5`: true, `-1.5e-3`: true, "\t\n\r 1 \n": true, `[ ]`: true, `{ }`: true, `[{}]`: true,
+	} {
+		if _, ok := parseJSON([]byte(doc)); ok != want {
+			t.Errorf("%.60s: parsed %v, want %v", doc, ok, want)
+		}
+	}
+	if parsed < 40 {
+		t.Errorf("%d documents parsed, want at least 40", parsed)
+	}
+}
+
+// checkParse compares the parser with decodeDocument on one document and
+// reports whether the parser read it.
+func checkParse(t *testing.T, doc []byte) bool {
+	t.Helper()
+	v, ok := parseJSON(doc)
+	decoded, err := decodeDocument(doc)
+	if !ok {
+		if err == nil && !hasDuplicateOrDeep(doc) {
+			t.Errorf("%.80q: left to decodeDocument, which decodes it", doc)
+		}
+		return false
+	}
+	if err != nil {
+		t.Errorf("%.80q: parsed, but decodeDocument says %v", doc, err)
+		return true
+	}
+	if got := v.toAny(); !reflect.DeepEqual(got, decoded) {
+		t.Errorf("%.80q: parsed %#v, decodeDocument %#v", doc, got, decoded)
+	}
+	if back, ok := toJval(decoded); !ok || !reflect.DeepEqual(back.toAny(), decoded) {
+		t.Errorf("%.80q: toJval does not give the value back", doc)
+	}
+	return true
+}
+
+// hasDuplicateOrDeep reports whether a document, which decodeDocument
+// decodes, holds a key twice or nests deeper than maxParseDepth: the
+// documents the parser leaves to it.
+func hasDuplicateOrDeep(doc []byte) bool {
+	tree, err := decodeOrdered(doc)
+	if err != nil {
+		return strings.Contains(err.Error(), "duplicate key")
+	}
+	return containerDepth(tree) > maxParseDepth
+}
+
+// containerDepth counts the containers of a decoded tree one inside the
+// other: a scalar has none.
+func containerDepth(v any) int {
+	deepest := 0
+	switch t := v.(type) {
+	case *orderedObject:
+		for _, k := range t.keys {
+			deepest = max(deepest, containerDepth(t.vals[k]))
+		}
+	case []any:
+		for _, x := range t {
+			deepest = max(deepest, containerDepth(x))
+		}
+	default:
+		return 0
+	}
+	return deepest + 1
+}
+
+// FuzzParseJSON compares the parser with decodeDocument on any input.
+func FuzzParseJSON(f *testing.F) {
+	for _, c := range parserCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) { checkParse(t, doc) })
+}
+
+// schemaPatterns returns every pattern of the embedded files.
+func schemaPatterns(t testing.TB) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if p, ok := x["pattern"].(string); ok {
+				seen[p] = true
+			}
+			for _, k := range sortedKeys(x) {
+				walk(x[k])
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	for _, name := range Files() {
+		data, _ := File(name)
+		doc, err := decodeDocument(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		walk(doc)
+	}
+	return sortedKeys(seen)
+}
+
+// regexpCases are patterns that use every operator of regexp/syntax the
+// DFA handles, and some it leaves to regexp.
+var regexpCases = []struct {
+	pattern string
+	dfa     bool
+}{
+	{`a*`, true}, {`^a+$`, true}, {`^a?b$`, true}, {`^(ab){2}$`, true}, {`^(ab){2,}$`, true}, {`^(ab){1,3}$`, true},
+	{`^a{0}$`, true}, {`(a|b)c`, true}, {`[^a]`, true}, {`^.$`, true}, {`(?s)^.$`, true}, {`^$`, true}, {`$`, true},
+	{``, true}, {`a^`, true}, {`$a`, true}, {`\Aa\z`, true}, {`(?i)ab`, true}, {`^µs$`, true}, {`^x*?y`, true},
+	{`[[:alpha:]]+`, true}, {`\d+$`, true}, {`^(a*)*$`, true}, {`^(a|ab)(c|bcd)(d*)$`, true}, {`(a+|b)*c`, true},
+	{`^(?:)$`, true}, {`b`, true}, {`^a|b$`, true}, {`[a-c]{2,3}d?`, true}, {`^\x00a`, true}, {`\n`, true},
+	{`\bab`, false}, {`(?m)^a$`, false}, {`\Bb`, false}, {`(a|b)*a(a|b){12}`, false},
+}
+
+// TestFastRegexpAgreesWithRegexp compares the DFA with regexp on every
+// pattern of the files and of regexpCases, for every string of up to five
+// characters over an alphabet of the pattern's own characters and a few
+// others, and on strings near those the files' patterns describe.
+func TestFastRegexpAgreesWithRegexp(t *testing.T) {
+	type pc struct {
+		pattern string
+		dfa     bool
+	}
+	var patterns []pc
+	for _, p := range schemaPatterns(t) {
+		patterns = append(patterns, pc{p, true})
+	}
+	for _, c := range regexpCases {
+		patterns = append(patterns, pc{c.pattern, c.dfa})
+	}
+	if len(patterns) < len(regexpCases)+20 {
+		t.Fatalf("%d patterns, want the files' too", len(patterns))
+	}
+	near := []string{"0", "1", "18446744073709551615", "18446744073709551616", "9223372036854775807", "-9223372036854775808",
+		"9223372036854775808", strings.Repeat("a", 64), strings.Repeat("f", 63), strings.Repeat("A", 64), "0x" + strings.Repeat("a", 40),
+		"1.5", "0.", ".5", "-0", "01", "1h30m0s", "1µs", "v1.2.3-rc.1", "2026-11-26T08:30:52Z", "AB", "ab", "a.b_c", strings.Repeat("ab", 100),
+		strings.Repeat("0", 300), strings.Repeat("a", 43) + "=", "é", "aé", "a\nb", ""}
+	for _, p := range patterns {
+		f, err := compileFastRegexp(p.pattern)
+		if err != nil {
+			t.Fatalf("%s: %v", p.pattern, err)
+		}
+		if (f.next != nil) != p.dfa {
+			t.Errorf("%s: DFA built %v, want %v", p.pattern, f.next != nil, p.dfa)
+		}
+		alphabet := []byte("0a\n-.")
+		for _, r := range p.pattern {
+			if r < 0x80 && !strings.ContainsRune(string(alphabet), r) && len(alphabet) < 9 {
+				alphabet = append(alphabet, byte(r))
+			}
+		}
+		check := func(s string) {
+			if got, want := f.MatchString(s), f.re.MatchString(s); got != want {
+				t.Errorf("%s: %q: DFA says %v, regexp %v", p.pattern, s, got, want)
+			}
+		}
+		var gen func(prefix []byte)
+		gen = func(prefix []byte) {
+			check(string(prefix))
+			if len(prefix) == 5 {
+				return
+			}
+			for _, c := range alphabet {
+				gen(append(prefix, c))
+			}
+		}
+		gen(nil)
+		for _, s := range near {
+			check(s)
+			for i := 0; i < len(s); i++ {
+				for _, c := range []byte("09af-.x") {
+					check(s[:i] + string(c) + s[i+1:])
+				}
+				check(s[:i] + s[i+1:])
+			}
+		}
+	}
+}
+
+// FuzzFastRegexp compares the DFA with regexp on any pattern and string.
+func FuzzFastRegexp(f *testing.F) {
+	for _, c := range regexpCases {
+		f.Add(c.pattern, "ab")
+	}
+	f.Add(`^(0|[1-9][0-9]{0,18})$`, "123")
+	f.Fuzz(func(t *testing.T, pattern, s string) {
+		fr, err := compileFastRegexp(pattern)
+		if err != nil {
+			return
+		}
+		if got, want := fr.MatchString(s), fr.re.MatchString(s); got != want {
+			t.Fatalf("%q: %q: DFA says %v, regexp %v", pattern, s, got, want)
+		}
+	})
 }

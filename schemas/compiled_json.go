@@ -49,8 +49,8 @@ func (v *jval) get(key string) (*jval, bool) {
 	return nil, false
 }
 
-// maxParseDepth bounds the nesting the parser follows; deeper documents go
-// to decodeDocument, which has its own bound.
+// maxParseDepth bounds the containers the parser follows one inside the
+// other; deeper documents go to decodeDocument, which has its own bound.
 const maxParseDepth = 200
 
 // jparser parses one document.
@@ -112,13 +112,17 @@ func (p *jparser) space() {
 }
 
 func (p *jparser) value(depth int) jval {
-	if p.pos >= len(p.src) || depth > maxParseDepth {
+	if p.pos >= len(p.src) {
 		return p.fail()
 	}
 	switch c := p.src[p.pos]; {
-	case c == '{':
-		return p.object(depth)
-	case c == '[':
+	case c == '{' || c == '[':
+		if depth >= maxParseDepth {
+			return p.fail()
+		}
+		if c == '{' {
+			return p.object(depth)
+		}
 		return p.array(depth)
 	case c == '"':
 		s, ok := p.str()
