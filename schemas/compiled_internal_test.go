@@ -323,3 +323,119 @@ func FuzzFastRegexp(f *testing.F) {
 		}
 	})
 }
+
+// compileOne compiles definition S of a file of its own.
+func compileOne(schema string, extra string) (*fastNode, error) {
+	file := `{"$schema": "` + draft07 + `", "$id": "` + BaseURL + `t.json", "definitions": {"S": ` + schema + extra + `}}`
+	c, err := newFastCompiler(map[string][]byte{"t.json": []byte(file)})
+	if err != nil {
+		return nil, err
+	}
+	return c.compile("t.json", "/definitions/S")
+}
+
+// TestFastCompilerRefuses: every keyword value of a form the compiler does
+// not support, and every reference it cannot follow, fails the
+// compilation.
+func TestFastCompilerRefuses(t *testing.T) {
+	for _, schema := range []string{
+		`1`, `"x"`, `null`, `[]`, `{"unknownKeyword": 1}`, `{"uniqueItems": false}`,
+		`{"type": 1}`, `{"type": "float"}`, `{"type": ["string", "string"]}`, `{"type": []}`, `{"type": [1]}`,
+		`{"minimum": "1"}`, `{"maximum": true}`, `{"minimum": 1, "maximum": "x"}`,
+		`{"minLength": -1}`, `{"minLength": 1.5}`, `{"maxLength": "1"}`, `{"minItems": 99999999999}`, `{"maxItems": -1}`,
+		`{"minLength": 3, "maxLength": 2}`,
+		`{"pattern": "("}`, `{"pattern": 1}`, `{"format": 1}`, `{"format": "email"}`, `{"format": "ipv6"}`,
+		`{"enum": 1}`, `{"enum": ["a", "a"]}`, `{"enum": [1, 1.0]}`, `{"const": 1e400}`, `{"enum": [1e400]}`,
+		`{"required": "a"}`, `{"required": [1]}`, `{"required": ["a", "a"]}`,
+		`{"additionalProperties": {}}`, `{"additionalProperties": 0}`, `{"properties": []}`, `{"properties": {"a": 1}}`,
+		`{"dependencies": {"a": ["b"]}}`, `{"dependencies": 1}`, `{"propertyNames": 1}`, `{"items": [{}]}`, `{"items": 1}`,
+		`{"allOf": {}}`, `{"anyOf": [1]}`, `{"oneOf": 1}`, `{"not": 1}`, `{"if": 1}`, `{"then": 1}`, `{"else": 1}`,
+		`{"properties": {"a": {"uniqueItems": true}}}`, `{"allOf": [{}, {"contains": {}}]}`,
+		`{"$schema": "http://json-schema.org/draft-04/schema#"}`, `{"$id": "x.json"}`, `{"$id": "` + BaseURL + `t.json"}`,
+		`{"$ref": 1}`, `{"$ref": "#/definitions/L", "type": "string"}`, `{"$ref": "%zz"}`, `{"$ref": "other.json#/definitions/S"}`,
+		`{"$ref": "https://elsewhere.example/t.json#/definitions/S"}`, `{"$ref": "#/definitions/Nope"}`, `{"$ref": "#nope"}`,
+		`{"$ref": "#/definitions/L/allOf/5"}`, `{"$ref": "#/definitions/L/allOf/x"}`, `{"$ref": "#/definitions/L/type/x"}`,
+		`{"$ref": "#/definitions/Bad"}`,
+	} {
+		if _, err := compileOne(schema, `, "L": {"allOf": [{"type": "string"}]}, "Bad": {"maxItems": "x"}`); err == nil {
+			t.Errorf("%s: compiled", schema)
+		}
+	}
+	for _, schema := range []string{
+		`{}`, `true`, `false`, `{"$schema": "` + draft07 + `"}`, `{"$ref": "#/definitions/L/allOf/0"}`, `{"$ref": "#/definitions/T~1x"}`,
+		`{"$ref": "#"}`, `{"$ref": "` + BaseURL + `t.json#/definitions/L"}`, `{"format": "price"}`, `{"format": "uri"}`,
+		`{"format": "date-time"}`, `{"minLength": 2, "maxLength": 2}`, `{"items": true}`, `{"const": {"a": [1]}}`,
+		`{"$comment": "c", "title": "t", "description": "d", "definitions": {"X": 1}, "x-spec-fields": 1, "x-spec-oneof": 1}`,
+	} {
+		if _, err := compileOne(schema, `, "L": {"allOf": [{"type": "string"}]}, "T/x": {}`); err != nil {
+			t.Errorf("%s: %v", schema, err)
+		}
+	}
+	// A file that is not a harness schema file.
+	for _, file := range []string{
+		`[]`, `{"$id": "` + BaseURL + `t.json", "definitions": {"S": {}}}`,
+		`{"$schema": "` + draft07 + `", "$id": "` + BaseURL + `u.json", "definitions": {"S": {}}}`,
+	} {
+		c, err := newFastCompiler(map[string][]byte{"t.json": []byte(file)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.compile("t.json", "/definitions/S"); err == nil {
+			t.Errorf("%s: compiled", file)
+		}
+	}
+	if _, err := newFastCompiler(map[string][]byte{"t.json": []byte(`{`)}); err == nil {
+		t.Error("a file that is not JSON: compiled")
+	}
+}
+
+// TestFastCompilerSharesOnlyWhatCompiled: a root that fails leaves nothing
+// behind, and one that succeeds is reused.
+func TestFastCompilerSharesOnlyWhatCompiled(t *testing.T) {
+	file := `{"$schema": "` + draft07 + `", "$id": "` + BaseURL + `t.json", "definitions": {
+		"Good": {"properties": {"a": {"$ref": "#/definitions/Shared"}}}, "Shared": {"type": "string"},
+		"Bad": {"properties": {"a": {"$ref": "#/definitions/Shared"}, "b": {"$ref": "#/definitions/Worse"}}},
+		"Worse": {"uniqueItems": true}}}`
+	c, err := newFastCompiler(map[string][]byte{"t.json": []byte(file)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.compile("t.json", "/definitions/Bad"); err == nil {
+		t.Fatal("Bad compiled")
+	}
+	if len(c.done) != 0 {
+		t.Errorf("a failed compilation left %d nodes", len(c.done))
+	}
+	good, err := c.compile("t.json", "/definitions/Good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := c.compile("t.json", "/definitions/Good")
+	if err != nil || again != good {
+		t.Errorf("compiled again: %p, %v; want the same %p", again, err, good)
+	}
+	if c.done[BaseURL+"t.json#/definitions/Shared"] == nil {
+		t.Error("Shared is not kept")
+	}
+	if _, err := c.compile("t.json", "/definitions/Bad"); err == nil {
+		t.Error("Bad compiled the second time")
+	}
+}
+
+// TestStringEnumOnly: propertyNames of an enum of strings and nothing
+// else is checked by the names; any other schema by the schema.
+func TestStringEnumOnly(t *testing.T) {
+	for schema, want := range map[string]bool{
+		`{"enum": ["a", "b"]}`: true, `{"enum": ["a", 1]}`: false, `{"enum": ["a"], "maxLength": 3}`: false,
+		`{"enum": ["a"], "type": "string"}`: false, `{"type": "string"}`: false, `{"enum": ["a"], "description": "d"}`: true,
+		`{"$ref": "#/definitions/E"}`: false,
+	} {
+		n, err := compileOne(schema, `, "E": {"enum": ["a"]}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stringEnumOnly(n) != nil; got != want {
+			t.Errorf("%s: by the names %v, want %v", schema, got, want)
+		}
+	}
+}

@@ -441,6 +441,10 @@ var handcraftedCases = []struct {
 		{`{"a": 1, "b": null}`, true}, {`{"a": 1}`, false}, {`{"b": 1}`, false}, {`{}`, false}, {`"a"`, true}, {`[]`, true}}},
 	{"closed object", `{"properties": {"a": {"type": "string"}}, "additionalProperties": false}`, []verdictCase{
 		{`{}`, true}, {`{"a": "x"}`, true}, {`{"a": 1}`, false}, {`{"b": 1}`, false}, {`{"a": "x", "b": 1}`, false}, {`[1]`, true}}},
+	{"duplicate keys", `{"properties": {"a": {"type": "string"}}, "additionalProperties": false}`, []verdictCase{
+		{`{"a": 1, "a": "x"}`, true}, {`{"a": "x", "a": 1}`, false}, {`{"a": "x", "b": 1, "a": "y"}`, false}}},
+	{"deep", `{"items": {"$ref": "#/definitions/S"}, "maxItems": 1}`, []verdictCase{
+		{strings.Repeat("[", 300) + strings.Repeat("]", 300), true}, {strings.Repeat("[", 300) + "[], []" + strings.Repeat("]", 300), false}}},
 	{"open object", `{"properties": {"a": {"type": "string"}}, "additionalProperties": true}`, []verdictCase{
 		{`{"b": 1}`, true}, {`{"a": 1}`, false}}},
 	{"properties", `{"properties": {"a": {"type": "string"}, "b": {"minimum": 2}}}`, []verdictCase{
@@ -480,6 +484,19 @@ var handcraftedCases = []struct {
 		{`{"next": {"next": {"v": 1}}}`, true}, {`{"next": {"next": {"v": "1"}}}`, false}}},
 	{"annotations", `{"title": "t", "description": "d", "$comment": "c", "x-spec-fields": [], "x-spec-oneof": true, "definitions": {"X": {}}, "type": "string"}`, []verdictCase{
 		{`"a"`, true}, {`1`, false}}},
+}
+
+// TestValidateRefusesWhatIsNotJSON: input that is not one JSON value is
+// refused as before the fast path, whatever its parser makes of it.
+func TestValidateRefusesWhatIsNotJSON(t *testing.T) {
+	v := schemas.MustLoad("Transaction")
+	for _, doc := range []string{``, `{`, `{"a":1}x`, `[1,]`, `01`, "\"a\x01\"", `{"a" 1}`, `tru`, `1 2`} {
+		got, want := v.Validate([]byte(doc)), v.ValidateGojsonschema([]byte(doc))
+		var verr *schemas.ValidationError
+		if got == nil || errors.As(got, &verr) || want == nil || got.Error() != want.Error() {
+			t.Errorf("%q: Validate says %v, gojsonschema alone %v", doc, got, want)
+		}
+	}
 }
 
 // TestFastPathRefusesWhatItDoesNotSupport: a schema using a keyword, or a

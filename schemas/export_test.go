@@ -140,17 +140,22 @@ func (fv *FilesValidator) Valid(name string, doc []byte) (bool, error) {
 	return res.Valid(), nil
 }
 
-// FastVerdict decodes doc and asks the validator's compiled fast path
-// alone whether it is valid. compiled is false when the validator has no
-// fast path (FastError says why); decided is false when the fast path
-// leaves the document to gojsonschema.
+// FastVerdict asks the validator's compiled fast path alone whether doc is
+// valid, as Validate asks it: from the bytes, or, when its parser leaves
+// the document to decodeDocument, from the decoded document. compiled is
+// false when the validator has no fast path (FastError says why); decided
+// is false when the fast path leaves the document to gojsonschema; err is
+// set for input that is not JSON.
 func (v *Validator) FastVerdict(doc []byte) (valid, compiled, decided bool, err error) {
-	decoded, err := decodeDocument(doc)
-	if err != nil {
-		return false, v.fast != nil, false, err
-	}
 	if v.fast == nil {
 		return false, false, false, nil
+	}
+	if valid, decided = fastValidBytes(v.fast, doc); decided {
+		return valid, true, true, nil
+	}
+	decoded, err := decodeDocument(doc)
+	if err != nil {
+		return false, true, false, err
 	}
 	valid, decided = fastValid(v.fast, decoded)
 	return valid, true, decided, nil
