@@ -608,7 +608,9 @@ func fastValid(n *fastNode, doc any) (valid, decided bool) {
 // fastValidBytes is fastValid for a document not decoded yet; decided is
 // also false when the parser leaves the document to decodeDocument.
 func fastValidBytes(n *fastNode, doc []byte) (valid, decided bool) {
-	v, ok := parseJSON(doc)
+	buf := jbufferPool.Get().(*jbuffers)
+	defer buf.release()
+	v, ok := parseJSONInto(doc, buf)
 	if !ok {
 		return false, false
 	}

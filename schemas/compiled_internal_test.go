@@ -439,3 +439,32 @@ func TestStringEnumOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestHasSpecialByte checks the eight-byte test against the byte-by-byte
+// one, for every byte at every place among ordinary ones.
+func TestHasSpecialByte(t *testing.T) {
+	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80 }
+	for _, fill := range []byte{'a', ' ', '!', '#', '[', ']', '~', 0x7f, '0'} {
+		for pos := 0; pos < 8; pos++ {
+			for c := 0; c < 256; c++ {
+				b := []byte(strings.Repeat(string(fill), 8))
+				b[pos] = byte(c)
+				want := special(byte(c)) || special(fill)
+				if got := hasSpecialByte(load64(string(b), 0)); got != want {
+					t.Errorf("%q: special %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+	// Two special bytes side by side, which borrow from each other.
+	for c := 0; c < 256; c++ {
+		for d := 0; d < 256; d++ {
+			b := []byte("aaaaaaaa")
+			b[3], b[4] = byte(c), byte(d)
+			want := special(byte(c)) || special(byte(d))
+			if got := hasSpecialByte(load64(string(b), 0)); got != want {
+				t.Fatalf("%q: special %v, want %v", b, got, want)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"sort"
+	"sync"
 )
 
 // The fast path's view of a document: a tree parsed straight from the
@@ -82,17 +83,53 @@ func (p *jparser) members(base int) []jmember {
 // space around it). ok is false when it is not sure: the document is then
 // to be decoded by decodeDocument, which decides.
 func parseJSON(doc []byte) (jval, bool) {
+	return parseJSONInto(doc, nil)
+}
+
+// jbuffers are the parser's memory, kept between documents (jbufferPool):
+// a document's tree lives in them until it is released.
+type jbuffers struct {
+	members, stack []jmember
+}
+
+var jbufferPool = sync.Pool{New: func() any { return new(jbuffers) }}
+
+// maxPooledMembers bounds the members a pooled buffer keeps room for.
+const maxPooledMembers = 1 << 14
+
+// parseJSONInto is parseJSON, with the tree in buf's memory when buf is not
+// nil; the tree is then valid until buf.release.
+func parseJSONInto(doc []byte, buf *jbuffers) (jval, bool) {
 	// Every member but a container's first follows a comma: room for all
 	// of them at once (commas in strings only add room).
 	room := bytes.Count(doc, []byte{','}) + bytes.Count(doc, []byte{'{'}) + bytes.Count(doc, []byte{'['})
-	p := jparser{src: string(doc), ok: true, stack: make([]jmember, 0, 32), arena: make([]jmember, 0, room)}
+	p := jparser{src: string(doc), ok: true}
+	if buf != nil && room <= maxPooledMembers {
+		if cap(buf.members) < room {
+			buf.members = make([]jmember, 0, room)
+		}
+		p.arena, p.stack = buf.members[:0], buf.stack[:0]
+	} else {
+		p.arena, p.stack = make([]jmember, 0, room), make([]jmember, 0, 32)
+	}
 	p.space()
 	v := p.value(0)
 	p.space()
+	if buf != nil && room <= maxPooledMembers {
+		buf.members, buf.stack = p.arena, p.stack[:0]
+	}
 	if !p.ok || p.pos != len(p.src) {
 		return jval{}, false
 	}
 	return v, true
+}
+
+// release forgets the tree held, and returns the memory to the pool.
+func (b *jbuffers) release() {
+	clear(b.members)
+	clear(b.stack[:cap(b.stack)])
+	b.members = b.members[:0]
+	jbufferPool.Put(b)
 }
 
 func (p *jparser) fail() jval {
@@ -197,6 +234,13 @@ func (p *jparser) str() (string, bool) {
 	p.pos++
 	plain := true
 	for p.pos < len(p.src) {
+		// Eight bytes at a time while none of them is special.
+		for p.pos+8 <= len(p.src) && !hasSpecialByte(load64(p.src, p.pos)) {
+			p.pos += 8
+		}
+		if p.pos >= len(p.src) {
+			break
+		}
 		c := p.src[p.pos]
 		switch {
 		case c == '"':
@@ -221,6 +265,28 @@ func (p *jparser) str() (string, bool) {
 		p.pos++
 	}
 	return "", false
+}
+
+// load64 reads eight bytes of s from i, the first lowest.
+func load64(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// hasSpecialByte reports whether one of the eight bytes of x is special in a
+// string: a quote, a backslash, a control character or not ASCII.
+func hasSpecialByte(x uint64) bool {
+	hasZero := func(v uint64) uint64 { return (v - lowBits) &^ v & highBits }
+	return x&highBits != 0 || // not ASCII
+		(x-0x20*lowBits)&^x&highBits != 0 || // below 0x20 (exact when all are ASCII)
+		hasZero(x^('"'*lowBits)) != 0 ||
+		hasZero(x^('\\'*lowBits)) != 0
 }
 
 func (p *jparser) array(depth int) jval {
