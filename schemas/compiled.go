@@ -825,8 +825,8 @@ func (n *fastNode) validNumber(s string) bool {
 
 // compareNumber compares a JSON number with a bound, as big.Rat.Cmp does.
 func compareNumber(s string, b *bound) int {
-	if b.isInt && plainInteger(s) && len(s) <= 18 {
-		i, err := strconv.ParseInt(s, 10, 64)
+	if b.isInt && plainInteger(s) {
+		i, err := strconv.ParseInt(s, 10, 64) // fails beyond int64
 		if err == nil {
 			switch {
 			case i < b.i:

@@ -3,6 +3,7 @@ package schemas
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"reflect"
 	"strings"
 	"testing"
@@ -343,7 +344,7 @@ func TestFastCompilerRefuses(t *testing.T) {
 		`{"type": 1}`, `{"type": "float"}`, `{"type": ["string", "string"]}`, `{"type": []}`, `{"type": [1]}`,
 		`{"minimum": "1"}`, `{"maximum": true}`, `{"minimum": 1, "maximum": "x"}`,
 		`{"minLength": -1}`, `{"minLength": 1.5}`, `{"maxLength": "1"}`, `{"minItems": 99999999999}`, `{"maxItems": -1}`,
-		`{"minLength": 3, "maxLength": 2}`,
+		`{"minLength": 3, "maxLength": 2}`, `{"minLength": 1, "maxLength": 0}`,
 		`{"pattern": "("}`, `{"pattern": 1}`, `{"format": 1}`, `{"format": "email"}`, `{"format": "ipv6"}`,
 		`{"enum": 1}`, `{"enum": ["a", "a"]}`, `{"enum": [1, 1.0]}`, `{"const": 1e400}`, `{"enum": [1e400]}`,
 		`{"required": "a"}`, `{"required": [1]}`, `{"required": ["a", "a"]}`,
@@ -464,6 +465,32 @@ func TestHasSpecialByte(t *testing.T) {
 			want := special(byte(c)) || special(byte(d))
 			if got := hasSpecialByte(load64(string(b), 0)); got != want {
 				t.Fatalf("%q: special %v, want %v", b, got, want)
+			}
+		}
+	}
+}
+
+// TestCompileBound: a bound is compared as an int64 when it is an integer
+// that fits, as a big.Rat always.
+func TestCompileBound(t *testing.T) {
+	for text, want := range map[string]struct {
+		isInt bool
+		i     int64
+	}{
+		"0": {true, 0}, "-2147483648": {true, -2147483648}, "1.0": {true, 1}, "1e2": {true, 100}, "0.5": {false, 0},
+		"9223372036854775807": {true, 9223372036854775807}, "9223372036854775808": {false, 0}, "1e30": {false, 0},
+	} {
+		b, err := compileBound(json.Number(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.isInt != want.isInt || b.isInt && b.i != want.i || b.rat.RatString() == "" {
+			t.Errorf("%s: isInt %v, i %d; want %v, %d", text, b.isInt, b.i, want.isInt, want.i)
+		}
+		for _, x := range []string{"-1", "0", "1", "99", "100", "101", "9223372036854775807", "9223372036854775808", "-9223372036854775809", "0.5", "1e30"} {
+			r, _ := new(big.Rat).SetString(x)
+			if got, want := compareNumber(x, b), r.Cmp(b.rat); got != want {
+				t.Errorf("%s against %s: %d, want %d", x, text, got, want)
 			}
 		}
 	}
