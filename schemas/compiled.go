@@ -262,6 +262,7 @@ func (s *compileSession) sub(v any, file string) (*fastNode, error) {
 
 // fill compiles schema v into n.
 func (s *compileSession) fill(n *fastNode, v any, file string, root bool) error {
+	n.minLength, n.maxLength, n.minItems, n.maxItems = -1, -1, -1, -1
 	if b, ok := v.(bool); ok {
 		n.always = &b
 		return nil
@@ -270,7 +271,6 @@ func (s *compileSession) fill(n *fastNode, v any, file string, root bool) error 
 	if !ok {
 		return fmt.Errorf("a schema must be an object or a boolean, got %T", v)
 	}
-	n.minLength, n.maxLength, n.minItems, n.maxItems = -1, -1, -1, -1
 	if ref, ok := m["$ref"]; ok {
 		text, isStr := ref.(string)
 		if !isStr {
