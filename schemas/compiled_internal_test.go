@@ -94,6 +94,8 @@ var parserCases = []string{
 	`"\u00e9"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\x"`, "\"a\x01\"", "\"\xff\"", `"é"`, `"\/"`, `"\\"`, `"\""`, `"a\"`, `"abc`, `"\`,
 	`"\u12"`, `"\u00zz"`, "\"\t\"", "\"a\x7fb\"", `"<&>"`,
 	`{"a":1,"a":2}`, `{"a":{"b":1,"b":1}}`, `1 2`, "\t\n\r 1 \n", "\v1", `{"a":[{"b":null}]}`, `[1,[2,[3]]]`,
+	"\"\x1f\"", "\"\x00\"", "\" \"", "\"abcdefgh\x1fijklmnop\"", "\"abcdefghijklmnop\"", "\"abcdefgh\\u00e9ijklmnop\"",
+	`[1x2]`, `[1:2]`, `[1;2]`, `{"a":1;"b":2}`, `{"a"=1}`, `[1,,2]`, `{"a":1,,"b":2}`, `{"a":1 ,"b" :2 }`, `[1 ,2 ]`,
 	`{"a\u0000b": 1}`, `{"é": "é"}`, `{"\u00e9": 1}`, `123456789012345678901234567890`, `1e400`, `-`, `--1`, `+1`, `0x1`, `NaN`,
 }
 
@@ -239,7 +241,7 @@ var regexpCases = []struct {
 	{`^a{0}$`, true}, {`(a|b)c`, true}, {`[^a]`, true}, {`^.$`, true}, {`(?s)^.$`, true}, {`^$`, true}, {`$`, true},
 	{``, true}, {`a^`, true}, {`$a`, true}, {`\Aa\z`, true}, {`(?i)ab`, true}, {`^µs$`, true}, {`^x*?y`, true},
 	{`[[:alpha:]]+`, true}, {`\d+$`, true}, {`^(a*)*$`, true}, {`^(a|ab)(c|bcd)(d*)$`, true}, {`(a+|b)*c`, true},
-	{`^(?:)$`, true}, {`b`, true}, {`^a|b$`, true}, {`[a-c]{2,3}d?`, true}, {`^\x00a`, true}, {`\n`, true},
+	{`^(?:)$`, true}, {`$^`, true}, {`^a*`, true}, {`^`, true}, {`(?:^|a)b`, true}, {`a|^$`, true}, {`b`, true}, {`^a|b$`, true}, {`[a-c]{2,3}d?`, true}, {`^\x00a`, true}, {`\n`, true},
 	{`\bab`, false}, {`(?m)^a$`, false}, {`\Bb`, false}, {`(a|b)*a(a|b){12}`, false},
 }
 
