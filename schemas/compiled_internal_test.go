@@ -539,3 +539,12 @@ func slicesContains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestShortIntegersCostNothing: an integer of up to 15 digits at an enum or
+// const is its own text, with no encoding round trip.
+func TestShortIntegersCostNothing(t *testing.T) {
+	v := &jval{kind: jNumber, s: "123456789012345"}
+	if n := testing.AllocsPerRun(100, func() { canonicalText(v) }); n != 0 {
+		t.Errorf("%v allocations, want none", n)
+	}
+}
