@@ -13,7 +13,10 @@
 //     transactions of a ListTransactionsResponse, the edges of a
 //     connection) apart, and ValidateEach many documents, on a pool the
 //     package bounds to GOMAXPROCS, with the verdicts and violations of
-//     checking each document whole, in input order.
+//     checking each document whole, in input order. A compiled fast path
+//     (compiled.go) decides valid documents from their bytes; only a
+//     document it does not find valid is checked by gojsonschema, which
+//     gives the violations (README.md, "Validation: the fast path").
 //   - LoadProfile(name, p) gives the validator of one profile: Reference
 //     (the files as written, strict: what the mock writes) or Spec (derived
 //     from the same files by their x-spec-fields and x-spec-oneof

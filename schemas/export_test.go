@@ -139,3 +139,63 @@ func (fv *FilesValidator) Valid(name string, doc []byte) (bool, error) {
 	}
 	return res.Valid(), nil
 }
+
+// FastVerdict asks the validator's compiled fast path alone whether doc is
+// valid, as Validate asks it: from the bytes, or, when its parser leaves
+// the document to decodeDocument, from the decoded document. compiled is
+// false when the validator has no fast path (FastError says why); decided
+// is false when the fast path leaves the document to gojsonschema; err is
+// set for input that is not JSON.
+func (v *Validator) FastVerdict(doc []byte) (valid, compiled, decided bool, err error) {
+	if v.fast == nil {
+		return false, false, false, nil
+	}
+	if valid, decided = fastValidBytes(v.fast, doc); decided {
+		return valid, true, true, nil
+	}
+	decoded, err := decodeDocument(doc)
+	if err != nil {
+		return false, true, false, err
+	}
+	valid, decided = fastValid(v.fast, decoded)
+	return valid, true, decided, nil
+}
+
+// FastError returns why the validator has no fast path, nil when it has one.
+func (v *Validator) FastError() error { return v.fastErr }
+
+// ValidateGojsonschema checks doc by gojsonschema alone, as Validate did
+// before the fast path.
+func (v *Validator) ValidateGojsonschema(doc []byte) error {
+	decoded, err := decodeDocument(doc)
+	if err != nil {
+		return fmt.Errorf("validate %s: %w", v.label(), err)
+	}
+	return v.validateGojsonschema(decoded)
+}
+
+// LoadFromFiles compiles a validator of the schema at pointer in file, from
+// the given files (by file name, each with $id BaseURL + name) as they are,
+// in one piece: gojsonschema always, the fast path when it supports every
+// keyword.
+func LoadFromFiles(files map[string][]byte, file, pointer string) (*Validator, error) {
+	l := gojsonschema.NewSchemaLoader()
+	l.Draft = gojsonschema.Draft7
+	for _, name := range sortedKeys(files) {
+		if err := l.AddSchemas(gojsonschema.NewBytesLoader(files[name])); err != nil {
+			return nil, fmt.Errorf("load schema %s: %w", name, err)
+		}
+	}
+	compiled, err := l.Compile(gojsonschema.NewStringLoader(fmt.Sprintf(`{"$ref": %q}`, BaseURL+file+"#"+pointer)))
+	if err != nil {
+		return nil, err
+	}
+	v := &Validator{name: file + "#" + pointer, profile: Reference, schema: compiled}
+	v.pagesOnce.Do(func() {})
+	c, err := newFastCompiler(files)
+	if err != nil {
+		return nil, err
+	}
+	v.fast, v.fastErr = c.compile(file, pointer)
+	return v, nil
+}

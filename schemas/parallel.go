@@ -270,8 +270,21 @@ func withEmptyArray(doc any, path []string) any {
 	return out
 }
 
-// validateDecoded checks a decoded document, piece by piece on every core.
+// validateDecoded checks a decoded document: by the compiled fast path
+// (compiled.go), and by gojsonschema when the fast path does not find it
+// valid.
 func (v *Validator) validateDecoded(doc any) error {
+	if v.fast != nil {
+		if valid, decided := fastValid(v.fast, doc); valid && decided {
+			return nil
+		}
+	}
+	return v.validateGojsonschema(doc)
+}
+
+// validateGojsonschema checks a decoded document with gojsonschema alone,
+// piece by piece on every core, and builds the violations.
+func (v *Validator) validateGojsonschema(doc any) error {
 	ps := v.parts(doc)
 	results := make([]*gojsonschema.Result, len(ps))
 	var failed atomic.Bool

@@ -31,6 +31,7 @@ type registry struct {
 	mu         sync.Mutex // guards validators and specRaw
 	validators map[validatorKey]*Validator
 	specRaw    map[string][]byte // the files as the Spec profile reads them, built on first use
+	fast       map[Profile]*fastCompiler
 }
 
 // validatorKey names one compiled validator.

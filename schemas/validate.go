@@ -17,6 +17,11 @@ type Validator struct {
 	profile Profile
 	schema  *gojsonschema.Schema
 
+	// fast is the compiled fast path (compiled.go), nil when the schema
+	// uses a keyword it does not support; fastErr then says which.
+	fast    *fastNode
+	fastErr error
+
 	pagesOnce sync.Once
 	pages     []pageArray // arrays whose records are checked apart (parallel.go)
 }
@@ -56,6 +61,7 @@ func LoadProfile(name string, p Profile) (*Validator, error) {
 		return nil, fmt.Errorf("compile schema %s (profile %s): %w", name, p, err)
 	}
 	v := &Validator{name: name, profile: p, schema: compiled}
+	v.fast, v.fastErr = reg.compileFast(p, n)
 	reg.validators[key] = v
 	return v, nil
 }
@@ -110,10 +116,24 @@ func (v *Validator) label() string {
 // another error when the input is not JSON. A page of records is checked on
 // every core (parallel.go), with the violations of the page checked in one
 // piece.
+//
+// The compiled fast path (compiled.go) decides first, from the bytes; only
+// a document it does not find valid is decoded and checked by gojsonschema,
+// which builds the violations.
 func (v *Validator) Validate(doc []byte) error {
+	decided := false
+	if v.fast != nil {
+		var valid bool
+		if valid, decided = fastValidBytes(v.fast, doc); valid && decided {
+			return nil
+		}
+	}
 	decoded, err := decodeDocument(doc)
 	if err != nil {
 		return fmt.Errorf("validate %s: %w", v.label(), err)
+	}
+	if decided {
+		return v.validateGojsonschema(decoded) // the fast path said invalid
 	}
 	return v.validateDecoded(decoded)
 }
