@@ -122,8 +122,8 @@ lint:
 ## The detector makes data-heavy tests five to ten times slower: with it
 ## on everything make test took 20 minutes on a loaded machine.
 SELFTEST  = ./conformance/selftest
-DATA_PKGS = ./generators/... ./schemas
-RACE_PKGS = $$($(GO) list $(PKGS) | grep -v -e '/conformance/selftest$$' -e '/generators\(/\|$$\)' -e '/schemas$$')
+DATA_PKGS = ./generators/... ./schemas/...
+RACE_PKGS = $$($(GO) list $(PKGS) | grep -v -e '/conformance/selftest$$' -e '/generators\(/\|$$\)' -e '/schemas\(/\|$$\)')
 test: lint
 	@$(MACHINE)
 	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)

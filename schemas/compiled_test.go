@@ -366,7 +366,7 @@ func lengthsAround(minLen, maxLen *int) []int {
 
 // TestFastPathHandcrafted checks each keyword of the fast path at its
 // boundaries against gojsonschema, on schemas written for the purpose: a
-// changed comparison or boundary in compiled.go fails here.
+// changed comparison or boundary in internal/fastpath fails here.
 func TestFastPathHandcrafted(t *testing.T) {
 	for _, tc := range handcraftedCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -641,7 +641,7 @@ func FuzzFastVerdict(f *testing.F) {
 			}
 			slow, panicked := gojsonschemaVerdict(v, doc)
 			if panicked {
-				return // gojsonschema fails on the document (see compiled.go)
+				return // gojsonschema fails on the document (see internal/fastpath)
 			}
 			if fast != slow {
 				t.Fatalf("%s (%s) %s: fast path valid=%v, gojsonschema valid=%v", name, p, doc, fast, slow)

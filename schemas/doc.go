@@ -14,7 +14,7 @@
 //     connection) apart, and ValidateEach many documents, on a pool the
 //     package bounds to GOMAXPROCS, with the verdicts and violations of
 //     checking each document whole, in input order. A compiled fast path
-//     (compiled.go) decides valid documents from their bytes; only a
+//     (internal/fastpath) decides valid documents from their bytes; only a
 //     document it does not find valid is checked by gojsonschema, which
 //     gives the violations (README.md, "Validation: the fast path").
 //   - LoadProfile(name, p) gives the validator of one profile: Reference

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/xeipuuv/gojsonschema"
+
+	"github.com/chaindata/harness/schemas/internal/fastpath"
 )
 
 // unannotated holds the files without their annotations, made once.
@@ -150,14 +152,14 @@ func (v *Validator) FastVerdict(doc []byte) (valid, compiled, decided bool, err 
 	if v.fast == nil {
 		return false, false, false, nil
 	}
-	if valid, decided = fastValidBytes(v.fast, doc); decided {
+	if valid, decided = fastpath.ValidBytes(v.fast, doc); decided {
 		return valid, true, true, nil
 	}
 	decoded, err := decodeDocument(doc)
 	if err != nil {
 		return false, true, false, err
 	}
-	valid, decided = fastValid(v.fast, decoded)
+	valid, decided = fastpath.Valid(v.fast, decoded)
 	return valid, true, decided, nil
 }
 
@@ -192,10 +194,10 @@ func LoadFromFiles(files map[string][]byte, file, pointer string) (*Validator, e
 	}
 	v := &Validator{name: file + "#" + pointer, profile: Reference, schema: compiled}
 	v.pagesOnce.Do(func() {})
-	c, err := newFastCompiler(files)
+	c, err := fastpath.NewCompiler(BaseURL, files)
 	if err != nil {
 		return nil, err
 	}
-	v.fast, v.fastErr = c.compile(file, pointer)
+	v.fast, v.fastErr = c.Compile(file, pointer)
 	return v, nil
 }

@@ -12,6 +12,8 @@ import (
 	"text/template"
 
 	"github.com/xeipuuv/gojsonschema"
+
+	"github.com/chaindata/harness/schemas/internal/fastpath"
 )
 
 // Validation on every core. A document is decoded once; a page (a
@@ -271,11 +273,11 @@ func withEmptyArray(doc any, path []string) any {
 }
 
 // validateDecoded checks a decoded document: by the compiled fast path
-// (compiled.go), and by gojsonschema when the fast path does not find it
+// (internal/fastpath), and by gojsonschema when the fast path does not find it
 // valid.
 func (v *Validator) validateDecoded(doc any) error {
 	if v.fast != nil {
-		if valid, decided := fastValid(v.fast, doc); valid && decided {
+		if valid, decided := fastpath.Valid(v.fast, doc); valid && decided {
 			return nil
 		}
 	}

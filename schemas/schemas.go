@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/xeipuuv/gojsonschema"
+
+	"github.com/chaindata/harness/schemas/internal/fastpath"
 )
 
 //go:embed *.json
@@ -31,7 +33,7 @@ type registry struct {
 	mu         sync.Mutex // guards validators and specRaw
 	validators map[validatorKey]*Validator
 	specRaw    map[string][]byte // the files as the Spec profile reads them, built on first use
-	fast       map[Profile]*fastCompiler
+	fast       map[Profile]*fastpath.Compiler
 }
 
 // validatorKey names one compiled validator.

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/xeipuuv/gojsonschema"
+
+	"github.com/chaindata/harness/schemas/internal/fastpath"
 )
 
 // Validator checks JSON documents against one compiled definition in one
@@ -17,9 +19,9 @@ type Validator struct {
 	profile Profile
 	schema  *gojsonschema.Schema
 
-	// fast is the compiled fast path (compiled.go), nil when the schema
+	// fast is the compiled fast path (internal/fastpath), nil when the schema
 	// uses a keyword it does not support; fastErr then says which.
-	fast    *fastNode
+	fast    *fastpath.Node
 	fastErr error
 
 	pagesOnce sync.Once
@@ -117,14 +119,14 @@ func (v *Validator) label() string {
 // every core (parallel.go), with the violations of the page checked in one
 // piece.
 //
-// The compiled fast path (compiled.go) decides first, from the bytes; only
+// The compiled fast path (internal/fastpath) decides first, from the bytes; only
 // a document it does not find valid is decoded and checked by gojsonschema,
 // which builds the violations.
 func (v *Validator) Validate(doc []byte) error {
 	decided := false
 	if v.fast != nil {
 		var valid bool
-		if valid, decided = fastValidBytes(v.fast, doc); valid && decided {
+		if valid, decided = fastpath.ValidBytes(v.fast, doc); valid && decided {
 			return nil
 		}
 	}
@@ -277,4 +279,21 @@ func shortValue(v any) string {
 		s = s[:77] + "..."
 	}
 	return s
+}
+
+// compileFast compiles the fast path of definition n in profile p, from
+// the files gojsonschema compiles it from. The caller holds reg.mu.
+func (reg *registry) compileFast(p Profile, n *Node) (*fastpath.Node, error) {
+	c, ok := reg.fast[p]
+	if !ok {
+		var err error
+		if c, err = fastpath.NewCompiler(BaseURL, reg.profileFiles(p)); err != nil {
+			return nil, err
+		}
+		if reg.fast == nil {
+			reg.fast = map[Profile]*fastpath.Compiler{}
+		}
+		reg.fast[p] = c
+	}
+	return c.Compile(n.File, n.Pointer)
 }

@@ -1,4 +1,4 @@
-package schemas
+package fastpath
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net/url"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -16,22 +17,18 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 )
 
-// The compiled fast path. Validate first asks a compiled form of the schema
-// whether the document is valid; only when it says no does gojsonschema
-// check the document, to build the violations. The compiled form answers
-// nothing but "valid or not": no error values, no contexts, no scores.
-//
-// It is compiled from the very bytes gojsonschema compiles (the profile's
-// files), for the keywords the files use and nothing else: any other
-// keyword, or a supported keyword with a value of a form not supported,
-// makes the compilation fail, and the validator then always uses
-// gojsonschema. Every keyword is checked as gojsonschema v1.2.0 checks it
-// (validation.go): the same order of type checks, numbers compared as
-// big.Rat, "integer" by big.Rat.IsInt (1.0 is an integer), lengths in
-// runes, patterns by Go's regexp, formats by gojsonschema's own format
-// checkers, enum and const by gojsonschema's canonical JSON text, $ref
-// ignoring the keywords beside it. The verdicts are compared with
-// gojsonschema's on a corpus and by a fuzz target (compiled_test.go).
+// draft07 is the $schema every file declares.
+const draft07 = "http://json-schema.org/draft-07/schema#"
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
 
 // errUndecided is what a check panics with when it cannot tell what
 // gojsonschema would answer (a number out of float64's range at an enum,
@@ -62,14 +59,14 @@ var typeBits = map[string]uint8{
 	"number": typeNumber, "integer": typeInteger, "string": typeString,
 }
 
-// fastNode is one compiled schema.
-type fastNode struct {
+// Node is one compiled schema.
+type Node struct {
 	// always holds the verdict of a boolean schema (true or false); the
 	// other fields are then unused.
 	always *bool
 	// ref is the target of a $ref, when the schema has one: the other
 	// keywords beside it are ignored, as gojsonschema ignores them.
-	ref *fastNode
+	ref *Node
 
 	types uint8 // 0: untyped
 
@@ -88,29 +85,29 @@ type fastNode struct {
 	enumStr  map[string]bool // the enum's strings, for strings checked fast
 
 	// Objects.
-	properties    map[string]*fastNode
+	properties    map[string]*Node
 	propertyList  []namedNode // properties, sorted by name
 	required      []string
 	closed        bool // additionalProperties false
-	propertyNames *fastNode
+	propertyNames *Node
 	namesEnum     map[string]bool // the names propertyNames allows, when it is an enum of strings and no more
-	dependencies  map[string]*fastNode
+	dependencies  map[string]*Node
 
 	// Arrays.
-	items              *fastNode
+	items              *Node
 	minItems, maxItems int // -1: none
 
 	// Combinators.
-	allOf, anyOf, oneOf []*fastNode
-	not                 *fastNode
-	ifNode, thenNode    *fastNode
-	elseNode            *fastNode
+	allOf, anyOf, oneOf []*Node
+	not                 *Node
+	ifNode, thenNode    *Node
+	elseNode            *Node
 }
 
 // namedNode is a property's schema with its name.
 type namedNode struct {
 	name string
-	node *fastNode
+	node *Node
 }
 
 // bound is a minimum or maximum: as gojsonschema holds it, and as an int64
@@ -129,18 +126,19 @@ type enumValue struct {
 	isStr bool
 }
 
-// fastCompiler compiles the schemas of one set of files. Compiled nodes are
+// Compiler compiles the schemas of one set of files. Compiled nodes are
 // shared: a node, once its compilation has succeeded, never changes.
-type fastCompiler struct {
+type Compiler struct {
+	base     string         // the URL the files' names are relative to (their $id less the name)
 	docs     map[string]any // file name -> document, decoded as gojsonschema decodes it
-	done     map[string]*fastNode
+	done     map[string]*Node
 	patterns map[string]*fastRegexp
 }
 
-// newFastCompiler decodes the files as gojsonschema does (numbers as
-// json.Number).
-func newFastCompiler(files map[string][]byte) (*fastCompiler, error) {
-	c := &fastCompiler{docs: map[string]any{}, done: map[string]*fastNode{}, patterns: map[string]*fastRegexp{}}
+// NewCompiler decodes the files as gojsonschema does (numbers as
+// json.Number). Each file's $id must be base followed by its name.
+func NewCompiler(base string, files map[string][]byte) (*Compiler, error) {
+	c := &Compiler{base: base, docs: map[string]any{}, done: map[string]*Node{}, patterns: map[string]*fastRegexp{}}
 	for name, data := range files {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.UseNumber()
@@ -156,16 +154,16 @@ func newFastCompiler(files map[string][]byte) (*fastCompiler, error) {
 // compileSession compiles one root. Its nodes join the compiler's shared
 // ones only when the whole root compiles.
 type compileSession struct {
-	c     *fastCompiler
-	nodes map[string]*fastNode
+	c     *Compiler
+	nodes map[string]*Node
 }
 
-// compile compiles the schema at pointer in file, with every schema it
+// Compile compiles the schema at pointer in file, with every schema it
 // refers to. It fails for any keyword, or keyword value, the fast path
 // does not support.
-func (c *fastCompiler) compile(file, pointer string) (*fastNode, error) {
-	s := &compileSession{c: c, nodes: map[string]*fastNode{}}
-	n, err := s.at(BaseURL + file + "#" + pointer)
+func (c *Compiler) Compile(file, pointer string) (*Node, error) {
+	s := &compileSession{c: c, nodes: map[string]*Node{}}
+	n, err := s.at(c.base + file + "#" + pointer)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +174,7 @@ func (c *fastCompiler) compile(file, pointer string) (*fastNode, error) {
 }
 
 // at compiles the schema an absolute reference names.
-func (s *compileSession) at(ref string) (*fastNode, error) {
+func (s *compileSession) at(ref string) (*Node, error) {
 	if n, ok := s.c.done[ref]; ok {
 		return n, nil
 	}
@@ -189,7 +187,7 @@ func (s *compileSession) at(ref string) (*fastNode, error) {
 	}
 	fragment := u.Fragment
 	u.Fragment = ""
-	file, ok := strings.CutPrefix(u.String(), BaseURL)
+	file, ok := strings.CutPrefix(u.String(), s.c.base)
 	if !ok {
 		return nil, fmt.Errorf("$ref %q: not a schema file of the harness", ref)
 	}
@@ -204,14 +202,14 @@ func (s *compileSession) at(ref string) (*fastNode, error) {
 	if schema, _ := root["$schema"].(string); schema != draft07 {
 		return nil, fmt.Errorf("%s: $schema %q, want %q", file, root["$schema"], draft07)
 	}
-	if id, _ := root["$id"].(string); id != BaseURL+file {
-		return nil, fmt.Errorf("%s: $id %q, want %q", file, root["$id"], BaseURL+file)
+	if id, _ := root["$id"].(string); id != s.c.base+file {
+		return nil, fmt.Errorf("%s: $id %q, want %q", file, root["$id"], s.c.base+file)
 	}
 	target, err := pointerGet(doc, fragment)
 	if err != nil {
 		return nil, fmt.Errorf("$ref %q: %w", ref, err)
 	}
-	n := &fastNode{}
+	n := &Node{}
 	s.nodes[ref] = n // before the children: references may loop
 	if err := s.fill(n, target, file, fragment == ""); err != nil {
 		return nil, fmt.Errorf("%s#%s: %w", file, fragment, err)
@@ -252,8 +250,8 @@ func pointerGet(doc any, pointer string) (any, error) {
 
 // sub compiles a schema nested in another (a property's, an item's, a
 // branch's...), which is never a root.
-func (s *compileSession) sub(v any, file string) (*fastNode, error) {
-	n := &fastNode{}
+func (s *compileSession) sub(v any, file string) (*Node, error) {
+	n := &Node{}
 	if err := s.fill(n, v, file, false); err != nil {
 		return nil, err
 	}
@@ -261,7 +259,7 @@ func (s *compileSession) sub(v any, file string) (*fastNode, error) {
 }
 
 // fill compiles schema v into n.
-func (s *compileSession) fill(n *fastNode, v any, file string, root bool) error {
+func (s *compileSession) fill(n *Node, v any, file string, root bool) error {
 	n.minLength, n.maxLength, n.minItems, n.maxItems = -1, -1, -1, -1
 	if b, ok := v.(bool); ok {
 		n.always = &b
@@ -281,7 +279,7 @@ func (s *compileSession) fill(n *fastNode, v any, file string, root bool) error 
 				return fmt.Errorf("keyword %q beside $ref", k)
 			}
 		}
-		base, _ := url.Parse(BaseURL + file)
+		base, _ := url.Parse(s.c.base + file)
 		rel, err := url.Parse(text)
 		if err != nil {
 			return fmt.Errorf("$ref %q: %w", text, err)
@@ -302,7 +300,7 @@ func (s *compileSession) fill(n *fastNode, v any, file string, root bool) error 
 				err = fmt.Errorf("$schema %v", val)
 			}
 		case "$id":
-			if !root || val != BaseURL+file {
+			if !root || val != s.c.base+file {
 				err = fmt.Errorf("$id %v", val)
 			}
 		case "type":
@@ -384,11 +382,11 @@ func (s *compileSession) fill(n *fastNode, v any, file string, root bool) error 
 
 // stringEnumOnly returns the strings of a schema that is an enum of strings
 // and says nothing else, or nil.
-func stringEnumOnly(n *fastNode) map[string]bool {
+func stringEnumOnly(n *Node) map[string]bool {
 	if len(n.enum) == 0 || len(n.enumStr) != len(n.enum) {
 		return nil
 	}
-	plain := fastNode{minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, enum: n.enum, enumStr: n.enumStr}
+	plain := Node{minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, enum: n.enum, enumStr: n.enumStr}
 	if !reflect.DeepEqual(*n, plain) {
 		return nil
 	}
@@ -486,7 +484,7 @@ func compileFormat(v any) (string, error) {
 	return name, nil
 }
 
-func (n *fastNode) compileEnum(v any) error {
+func (n *Node) compileEnum(v any) error {
 	list, ok := v.([]any)
 	if !ok {
 		return fmt.Errorf("must be a list")
@@ -533,12 +531,12 @@ func compileRequired(v any) ([]string, error) {
 	return out, nil
 }
 
-func (s *compileSession) schemaMap(v any, file string) (map[string]*fastNode, error) {
+func (s *compileSession) schemaMap(v any, file string) (map[string]*Node, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("must be an object")
 	}
-	out := make(map[string]*fastNode, len(m))
+	out := make(map[string]*Node, len(m))
 	for _, name := range sortedKeys(m) {
 		child, err := s.sub(m[name], file)
 		if err != nil {
@@ -549,12 +547,12 @@ func (s *compileSession) schemaMap(v any, file string) (map[string]*fastNode, er
 	return out, nil
 }
 
-func (s *compileSession) schemaList(v any, file string) ([]*fastNode, error) {
+func (s *compileSession) schemaList(v any, file string) ([]*Node, error) {
 	list, ok := v.([]any)
 	if !ok {
 		return nil, fmt.Errorf("must be a list")
 	}
-	out := make([]*fastNode, 0, len(list))
+	out := make([]*Node, 0, len(list))
 	for i, x := range list {
 		child, err := s.sub(x, file)
 		if err != nil {
@@ -594,30 +592,30 @@ func marshalWithoutNumber(v any) (string, error) {
 	return string(second), nil
 }
 
-// fastValid reports whether the compiled schema accepts doc, a document
+// Valid reports whether the compiled schema accepts doc, a document
 // decoded as decodeDocument decodes it; decided is false when the fast path
 // cannot tell, and the caller must ask gojsonschema.
-func fastValid(n *fastNode, doc any) (valid, decided bool) {
+func Valid(n *Node, doc any) (valid, decided bool) {
 	v, ok := toJval(doc)
 	if !ok {
 		return false, false
 	}
-	return fastValidTree(n, &v)
+	return validTree(n, &v)
 }
 
-// fastValidBytes is fastValid for a document not decoded yet; decided is
+// ValidBytes is Valid for a document not decoded yet; decided is
 // also false when the parser leaves the document to decodeDocument.
-func fastValidBytes(n *fastNode, doc []byte) (valid, decided bool) {
+func ValidBytes(n *Node, doc []byte) (valid, decided bool) {
 	buf := jbufferPool.Get().(*jbuffers)
 	defer buf.release()
 	v, ok := parseJSONInto(doc, buf)
 	if !ok {
 		return false, false
 	}
-	return fastValidTree(n, &v)
+	return validTree(n, &v)
 }
 
-func fastValidTree(n *fastNode, v *jval) (valid, decided bool) {
+func validTree(n *Node, v *jval) (valid, decided bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			if r != errUndecided {
@@ -631,7 +629,7 @@ func fastValidTree(n *fastNode, v *jval) (valid, decided bool) {
 
 // valid reports whether v is valid against the schema, checking the
 // keywords as gojsonschema's validateRecursive does.
-func (n *fastNode) valid(v *jval) bool {
+func (n *Node) valid(v *jval) bool {
 	for n.ref != nil {
 		n = n.ref
 	}
@@ -699,7 +697,7 @@ func plainInteger(s string) bool {
 
 // validCombinators checks anyOf, oneOf, allOf, not, dependencies and
 // if/then/else (gojsonschema's validateSchema).
-func (n *fastNode) validCombinators(v *jval) bool {
+func (n *Node) validCombinators(v *jval) bool {
 	if len(n.anyOf) > 0 {
 		ok := false
 		for _, b := range n.anyOf {
@@ -751,7 +749,7 @@ func (n *fastNode) validCombinators(v *jval) bool {
 }
 
 // validCommon checks const and enum.
-func (n *fastNode) validCommon(v *jval) bool {
+func (n *Node) validCommon(v *jval) bool {
 	if !n.hasConst && len(n.enum) == 0 {
 		return true
 	}
@@ -811,7 +809,7 @@ func shortInteger(s string) bool {
 
 // validNumber checks minimum, maximum and format (gojsonschema's
 // validateNumber).
-func (n *fastNode) validNumber(s string) bool {
+func (n *Node) validNumber(s string) bool {
 	if n.minimum != nil && compareNumber(s, n.minimum) < 0 {
 		return false
 	}
@@ -846,7 +844,7 @@ func compareNumber(s string, b *bound) int {
 
 // validString checks minLength, maxLength, pattern and format (gojsonschema's
 // validateString).
-func (n *fastNode) validString(s string) bool {
+func (n *Node) validString(s string) bool {
 	if n.minLength >= 0 || n.maxLength >= 0 {
 		count := utf8.RuneCountInString(s)
 		if n.minLength >= 0 && count < n.minLength {
@@ -873,7 +871,7 @@ func (n *fastNode) validString(s string) bool {
 }
 
 // validArray checks items, minItems and maxItems.
-func (n *fastNode) validArray(a []jmember) bool {
+func (n *Node) validArray(a []jmember) bool {
 	if n.items != nil {
 		for i := range a {
 			if !n.items.valid(&a[i].val) {
@@ -889,7 +887,7 @@ func (n *fastNode) validArray(a []jmember) bool {
 
 // validObject checks required, additionalProperties, propertyNames and
 // properties.
-func (n *fastNode) validObject(obj *jval) bool {
+func (n *Node) validObject(obj *jval) bool {
 	for _, name := range n.required {
 		if _, ok := obj.get(name); !ok {
 			return false
@@ -929,13 +927,13 @@ func (n *fastNode) validObject(obj *jval) bool {
 	return true
 }
 
-// fastSummary describes a compiled schema for tests: the keywords of every
+// Summary describes a compiled schema for tests: the keywords of every
 // node reachable from it, counted.
-func fastSummary(root *fastNode) map[string]int {
+func Summary(root *Node) map[string]int {
 	out := map[string]int{}
-	seen := map[*fastNode]bool{}
-	var walk func(n *fastNode)
-	walk = func(n *fastNode) {
+	seen := map[*Node]bool{}
+	var walk func(n *Node)
+	walk = func(n *Node) {
 		if n == nil || seen[n] {
 			return
 		}
@@ -978,12 +976,12 @@ func fastSummary(root *fastNode) map[string]int {
 		walk(n.ifNode)
 		walk(n.thenNode)
 		walk(n.elseNode)
-		for _, list := range [][]*fastNode{n.allOf, n.anyOf, n.oneOf} {
+		for _, list := range [][]*Node{n.allOf, n.anyOf, n.oneOf} {
 			for _, c := range list {
 				walk(c)
 			}
 		}
-		for _, m := range []map[string]*fastNode{n.properties, n.dependencies} {
+		for _, m := range []map[string]*Node{n.properties, n.dependencies} {
 			for _, k := range sortedKeys(m) {
 				walk(m[k])
 			}
@@ -991,21 +989,4 @@ func fastSummary(root *fastNode) map[string]int {
 	}
 	walk(root)
 	return out
-}
-
-// compileFast compiles the fast path of definition n in profile p, from
-// the files gojsonschema compiles it from. The caller holds reg.mu.
-func (reg *registry) compileFast(p Profile, n *Node) (*fastNode, error) {
-	c, ok := reg.fast[p]
-	if !ok {
-		var err error
-		if c, err = newFastCompiler(reg.profileFiles(p)); err != nil {
-			return nil, err
-		}
-		if reg.fast == nil {
-			reg.fast = map[Profile]*fastCompiler{}
-		}
-		reg.fast[p] = c
-	}
-	return c.compile(n.File, n.Pointer)
 }

@@ -1,4 +1,4 @@
-package schemas
+package fastpath
 
 import (
 	"bytes"
