@@ -564,3 +564,43 @@ func TestShortIntegersCostNothing(t *testing.T) {
 		t.Errorf("%v allocations, want none", n)
 	}
 }
+
+// TestPointerGet follows JSON pointers into objects and arrays, the ends
+// of an array included, and refuses what is not there.
+func TestPointerGet(t *testing.T) {
+	doc := map[string]any{"a": []any{"x", "y"}, "b/c": map[string]any{"~d": "z"}}
+	for _, tc := range []struct {
+		pointer string
+		want    any // nil: refused
+	}{
+		{"/a/0", "x"}, {"/a/1", "y"}, {"/a/2", nil}, {"/a/-1", nil}, {"/a/x", nil},
+		{"/b~1c/~0d", "z"}, {"/b", nil}, {"/a/0/0", nil}, {"a", nil},
+	} {
+		got, err := pointerGet(doc, tc.pointer)
+		if tc.want == nil {
+			if err == nil {
+				t.Errorf("%s: %v, want refused", tc.pointer, got)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %v, %v; want %v", tc.pointer, got, err, tc.want)
+		}
+	}
+}
+
+// TestCompileCount takes the counts of minLength and its kind, zero
+// included, and refuses negative and fractional ones.
+func TestCompileCount(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		want int // -1: refused
+	}{
+		{json.Number("0"), 0}, {json.Number("7"), 7}, {json.Number("-1"), -1}, {json.Number("1.5"), -1}, {"3", -1},
+	} {
+		got, err := compileCount(tc.in)
+		if (err != nil) != (tc.want < 0) || (err == nil && got != tc.want) {
+			t.Errorf("%v: %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+}
