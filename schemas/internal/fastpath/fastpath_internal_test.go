@@ -604,3 +604,18 @@ func TestCompileCount(t *testing.T) {
 		}
 	}
 }
+
+// TestParserOnEveryPrefix gives the parser every prefix of documents that
+// reach each place it reads: a document cut anywhere is read as
+// encoding/json reads it (refused, or a shorter value), never past its end.
+func TestParserOnEveryPrefix(t *testing.T) {
+	docs := append([]string{
+		`{"abc": [1, -2.5e3, true, false, null, "x\u00e9\n", {"d": {}}, []], "e": "0123456789abcdefghij"}`,
+		`[{"a":1},{"b":[{"c":"dddddddddddddddd"}]}]`,
+	}, parserCases...)
+	for _, doc := range docs {
+		for i := range len(doc) {
+			checkParse(t, []byte(doc[:i]))
+		}
+	}
+}
