@@ -104,7 +104,8 @@ func parseJSONInto(doc []byte, buf *jbuffers) (jval, bool) {
 	// of them at once (commas in strings only add room).
 	room := bytes.Count(doc, []byte{','}) + bytes.Count(doc, []byte{'{'}) + bytes.Count(doc, []byte{'['})
 	p := jparser{src: string(doc), ok: true}
-	if buf != nil && room <= maxPooledMembers {
+	pooled := buf != nil && room <= maxPooledMembers
+	if pooled {
 		if cap(buf.members) < room {
 			buf.members = make([]jmember, 0, room)
 		}
@@ -115,7 +116,7 @@ func parseJSONInto(doc []byte, buf *jbuffers) (jval, bool) {
 	p.space()
 	v := p.value(0)
 	p.space()
-	if buf != nil && room <= maxPooledMembers {
+	if pooled {
 		buf.members, buf.stack = p.arena, p.stack[:0]
 	}
 	if !p.ok || p.pos != len(p.src) {
@@ -233,7 +234,7 @@ func (p *jparser) str() (string, bool) {
 	start := p.pos
 	p.pos++
 	plain := true
-	for p.pos < len(p.src) {
+	for {
 		// Eight bytes at a time while none of them is special.
 		for p.pos+8 <= len(p.src) && !hasSpecialByte(load64(p.src, p.pos)) {
 			p.pos += 8
