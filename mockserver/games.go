@@ -81,7 +81,7 @@ func (s *Server) gamesPage(st store.Reader, r *http.Request, b []byte) ([]byte, 
 	}
 	noteOf(r).epochWindow(from, to)
 	scope := scopeUnspecified
-	if name, ok := q.get("entityScope", "entity_scope"); ok {
+	if name, ok := q.Get("entityScope", "entity_scope"); ok {
 		n, known := entityScopes[name]
 		if !known {
 			return b, parseError("entityScope", name, errUnknownEnum)
@@ -104,9 +104,9 @@ func (s *Server) gamesPage(st store.Reader, r *http.Request, b []byte) ([]byte, 
 		}
 		indexed = true
 	}
-	gameID, _ := q.get("gameId", "game_id")
-	teamID, _ := q.get("teamId", "team_id")
-	partyID, _ := q.get("partyId", "party_id")
+	gameID, _ := q.Get("gameId", "game_id")
+	teamID, _ := q.Get("teamId", "team_id")
+	partyID, _ := q.Get("partyId", "party_id")
 	if scope == scopeIndividuals {
 		teamID = "" // the team filter applies only to unspecified or team scope
 	}

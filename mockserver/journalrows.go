@@ -36,16 +36,16 @@ func (s *Server) expectedRows(listing string, q url.Values, page *journal.Page) 
 	switch listing {
 	case records.ListingTransactions:
 		req := txRequest{
-			cmdTypes:     query(q).all("cmdTypes", "cmd_types"),
-			excludeTypes: query(q).all("excludeCmdTypes", "exclude_cmd_types"),
-			parties:      query(q).all("parties"),
+			cmdTypes:     records.Query(q).All("cmdTypes", "cmd_types"),
+			excludeTypes: records.Query(q).All("excludeCmdTypes", "exclude_cmd_types"),
+			parties:      records.Query(q).All("parties"),
 		}
 		s.store.Read(func(st store.Reader) {
 			count := min(count, len(st.TxKeys()))
 			rows, found = toInt32(s.txSource(st, req).ascend(0, count, count)), true
 		})
 	case records.ListingKeyRotations:
-		if node, ok := query(q).get("nodeId", "node_id"); ok && node != "" {
+		if node, ok := records.Query(q).Get("nodeId", "node_id"); ok && node != "" {
 			s.store.Read(func(st store.Reader) {
 				list := st.RotationsOfNode(node)
 				end, _ := slices.BinarySearch(list, int32(count))

@@ -38,7 +38,7 @@ func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
 		}
 		keys := st.RotationKeys()
 		v := rangeView(len(keys), p.newestFirst)
-		if node, ok := q.get("nodeId", "node_id"); ok && node != "" {
+		if node, ok := q.Get("nodeId", "node_id"); ok && node != "" {
 			v = listView(st.RotationsOfNode(node), p.newestFirst)
 			if v.list == nil {
 				v.list = []int32{}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/internal/quote"
 	"github.com/chaindata/harness/mockserver/store"
 )
@@ -25,39 +26,21 @@ type pageRequest struct {
 // silently dropped, which would turn a bad value into a default.
 func parseQuery(r *http.Request) (query, *apiError) {
 	if n := noteOf(r); n != nil && n.query != nil {
-		return query(n.query), nil // parsed once, for the warnings
+		return query{records.Query(n.query)}, nil // parsed once, for the warnings
 	}
 	v, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return nil, &apiError{status: http.StatusBadRequest, code: codeInvalidArgument, message: "parsing query: " + err.Error()}
+		return query{}, &apiError{status: http.StatusBadRequest, code: codeInvalidArgument, message: "parsing query: " + err.Error()}
 	}
-	return query(v), nil
+	return query{records.Query(v)}, nil
 }
 
-// query reads parameters by any of their accepted spellings (camelCase and
-// snake_case). A parameter given twice takes its first value.
-type query url.Values
-
-func (q query) get(names ...string) (string, bool) {
-	for _, n := range names {
-		if v, ok := q[n]; ok && len(v) > 0 {
-			return v[0], true
-		}
-	}
-	return "", false
-}
-
-// all returns every value of a repeated parameter, under any spelling.
-func (q query) all(names ...string) []string {
-	var out []string
-	for _, n := range names {
-		out = append(out, q[n]...)
-	}
-	return out
-}
+// query reads a request's parameters under any of their spellings, and
+// the numbers and flags the listings take.
+type query struct{ records.Query }
 
 func (q query) int32(names ...string) (int, bool, *apiError) {
-	s, ok := q.get(names...)
+	s, ok := q.Get(names...)
 	if !ok {
 		return 0, false, nil
 	}
@@ -73,7 +56,7 @@ var errNotBool = errors.New("want true, false, 1 or 0")
 // bool reads a boolean: true, false, 1 or 0 (docs/behaviour.md), not the
 // wider set strconv.ParseBool accepts.
 func (q query) bool(def bool, names ...string) (bool, *apiError) {
-	s, ok := q.get(names...)
+	s, ok := q.Get(names...)
 	if !ok {
 		return def, nil
 	}
@@ -87,7 +70,7 @@ func (q query) bool(def bool, names ...string) (bool, *apiError) {
 }
 
 func (q query) uint64(names ...string) (uint64, bool, *apiError) {
-	s, ok := q.get(names...)
+	s, ok := q.Get(names...)
 	if !ok {
 		return 0, false, nil
 	}
@@ -103,7 +86,7 @@ func (q query) uint64(names ...string) (uint64, bool, *apiError) {
 func (s *Server) pagedQuery(r *http.Request) (query, pageRequest, *apiError) {
 	q, err := parseQuery(r)
 	if err != nil {
-		return nil, pageRequest{}, err
+		return query{}, pageRequest{}, err
 	}
 	p, err := s.parsePagination(q)
 	return q, p, err
@@ -119,8 +102,8 @@ func (s *Server) parsePagination(q query) (pageRequest, *apiError) {
 	if p.last, p.hasLast, err = q.int32("pagination.last"); err != nil {
 		return p, err
 	}
-	p.after, p.hasAfter = q.get("pagination.after")
-	p.before, p.hasBefore = q.get("pagination.before")
+	p.after, p.hasAfter = q.Get("pagination.after")
+	p.before, p.hasBefore = q.Get("pagination.before")
 	if p.newestFirst, err = q.bool(true, "pagination.newestFirst", "pagination.newest_first"); err != nil {
 		return p, err
 	}

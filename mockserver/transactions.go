@@ -30,7 +30,7 @@ func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 		name string
 		dst  *int64
 	}{{"first", &req.first}, {"last", &req.last}} {
-		v, ok := q.get(c.name)
+		v, ok := q.Get(c.name)
 		if !ok || v == "" {
 			continue
 		}
@@ -43,8 +43,8 @@ func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 		}
 		*c.dst = n
 	}
-	before, hasBefore := q.get("before")
-	after, hasAfter := q.get("after")
+	before, hasBefore := q.Get("before")
+	after, hasAfter := q.Get("after")
 	hasBefore, hasAfter = hasBefore && before != "", hasAfter && after != ""
 	if hasBefore && hasAfter && (req.first > 0 || req.last > 0) {
 		return req, invalidArgument("cannot use neither limits `first`, nor `last` when both cursors `before` and `after` are set", "")
@@ -78,9 +78,9 @@ func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 	if n := max(req.first, req.last); n > int64(s.cfg.TxMaxPageSize) {
 		return req, invalidArgument("invalid limit", "limit must be at most "+strconv.Itoa(s.cfg.TxMaxPageSize)+", got "+strconv.FormatInt(n, 10))
 	}
-	req.cmdTypes = q.all("cmdTypes", "cmd_types")
-	req.excludeTypes = q.all("excludeCmdTypes", "exclude_cmd_types")
-	req.parties = q.all("parties")
+	req.cmdTypes = q.All("cmdTypes", "cmd_types")
+	req.excludeTypes = q.All("excludeCmdTypes", "exclude_cmd_types")
+	req.parties = q.All("parties")
 	return req, nil
 }
 

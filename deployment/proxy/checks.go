@@ -84,30 +84,16 @@ func listingFor(path string) (listing, bool) {
 	return listing{}, false
 }
 
-// query reads parameters by any of their accepted spellings.
-type query url.Values
+// query reads a request's parameters under any of their spellings, and
+// the counts and order the checks need.
+type query struct{ records.Query }
 
-func (q query) get(names ...string) (string, bool) {
-	for _, n := range names {
-		if v, ok := q[n]; ok && len(v) > 0 {
-			return v[0], true
-		}
-	}
-	return "", false
-}
-
-func (q query) all(names ...string) []string {
-	var out []string
-	for _, n := range names {
-		out = append(out, q[n]...)
-	}
-	return out
-}
+func newQuery(v url.Values) query { return query{records.Query(v)} }
 
 // count reads a positive count; false when absent, not a number or not
 // positive (the server answers those with an error or ignores them).
 func (q query) count(names ...string) (int64, bool) {
-	s, ok := q.get(names...)
+	s, ok := q.Get(names...)
 	if !ok {
 		return 0, false
 	}
@@ -119,7 +105,7 @@ func (q query) count(names ...string) (int64, bool) {
 }
 
 func (q query) uint(names ...string) (uint64, bool) {
-	s, ok := q.get(names...)
+	s, ok := q.Get(names...)
 	if !ok {
 		return 0, false
 	}
@@ -129,7 +115,7 @@ func (q query) uint(names ...string) (uint64, bool) {
 
 // newestFirst reads pagination.newestFirst (default true).
 func (q query) newestFirst() bool {
-	s, _ := q.get("pagination.newestFirst", "pagination.newest_first")
+	s, _ := q.Get("pagination.newestFirst", "pagination.newest_first")
 	return s != "false" && s != "0"
 }
 
@@ -190,8 +176,8 @@ func checkPage(l listing, q query, body []byte) []Finding {
 
 	first, hasFirst := q.count("pagination.first")
 	last, hasLast := q.count("pagination.last")
-	_, hasAfter := q.get("pagination.after")
-	_, hasBefore := q.get("pagination.before")
+	_, hasAfter := q.Get("pagination.after")
+	_, hasBefore := q.Get("pagination.before")
 	// first wins over last, as on the real node.
 	switch {
 	case hasFirst && int64(n) > first:
@@ -269,7 +255,7 @@ func nodeChecks(name string, q query, node json.RawMessage) (pageKey, []Finding,
 			return pageKey{}, nil, err
 		}
 		var fs []Finding
-		if id, ok := q.get("nodeId", "node_id"); ok && id != "" && k.NodeID != id {
+		if id, ok := q.Get("nodeId", "node_id"); ok && id != "" && k.NodeID != id {
 			fs = append(fs, Finding{Path: "/nodeId", Rule: RuleFilter, Message: fmt.Sprintf("nodeId %q, the query asks for %q", k.NodeID, id)})
 		}
 		return pageKey{k.BlockHeight, k.NodeID}, fs, nil
@@ -287,20 +273,20 @@ func gameFilters(q query, g *records.Game) []Finding {
 	add := func(path, format string, a ...any) {
 		fs = append(fs, Finding{Path: path, Rule: RuleFilter, Message: fmt.Sprintf(format, a...)})
 	}
-	if id, ok := q.get("gameId", "game_id"); ok && id != "" && g.ID != id {
+	if id, ok := q.Get("gameId", "game_id"); ok && id != "" && g.ID != id {
 		add("/id", "game %q, the query asks for gameId %q", g.ID, id)
 	}
-	scope, _ := q.get("entityScope", "entity_scope")
+	scope, _ := q.Get("entityScope", "entity_scope")
 	switch {
 	case scope == "ENTITY_SCOPE_INDIVIDUALS" && (g.Individual == nil || g.Team != nil):
 		add("", "not an individual game, the query asks for %s", scope)
 	case scope == "ENTITY_SCOPE_TEAMS" && (g.Team == nil || g.Individual != nil):
 		add("", "not a team game, the query asks for %s", scope)
 	}
-	if team, ok := q.get("teamId", "team_id"); ok && team != "" && scope != "ENTITY_SCOPE_INDIVIDUALS" && !contains(g.TeamIDs(), team) {
+	if team, ok := q.Get("teamId", "team_id"); ok && team != "" && scope != "ENTITY_SCOPE_INDIVIDUALS" && !contains(g.TeamIDs(), team) {
 		add("", "no team entry has teamId %s, which the query asks for", team)
 	}
-	if party, ok := q.get("partyId", "party_id"); ok && party != "" && !contains(g.PartyIDs(), party) {
+	if party, ok := q.Get("partyId", "party_id"); ok && party != "" && !contains(g.PartyIDs(), party) {
 		add("", "party %s, which the query asks for, is neither an individual entry nor a participating team member", party)
 	}
 	from, hasFrom := q.uint("epochFrom", "epoch_from")
@@ -364,8 +350,8 @@ func checkTransactions(q query, body []byte) []Finding {
 	}
 	before, hasBefore := txCursor(q, "before")
 	after, hasAfter := txCursor(q, "after")
-	include := set(q.all("cmdTypes", "cmd_types"))
-	exclude := set(q.all("excludeCmdTypes", "exclude_cmd_types"))
+	include := set(q.All("cmdTypes", "cmd_types"))
+	exclude := set(q.All("excludeCmdTypes", "exclude_cmd_types"))
 	var prev *records.TxKey
 	for i, raw := range b.Transactions {
 		at := fmt.Sprintf("/transactions/%d", i)
@@ -391,7 +377,7 @@ func checkTransactions(q query, body []byte) []Finding {
 			add(at, RuleCursorBounds, "transaction %s is not newer than after=%d.%d", t.Cursor(), after.Block, after.Index)
 		}
 		if len(include) > 0 && !include[t.Type] {
-			add(at+"/type", RuleFilter, "type %q is not among cmdTypes %s", t.Type, strings.Join(q.all("cmdTypes", "cmd_types"), ", "))
+			add(at+"/type", RuleFilter, "type %q is not among cmdTypes %s", t.Type, strings.Join(q.All("cmdTypes", "cmd_types"), ", "))
 		}
 		if exclude[t.Type] {
 			add(at+"/type", RuleFilter, "type %q is among excludeCmdTypes", t.Type)
@@ -401,7 +387,7 @@ func checkTransactions(q query, body []byte) []Finding {
 }
 
 func txCursor(q query, name string) (records.TxKey, bool) {
-	s, ok := q.get(name)
+	s, ok := q.Get(name)
 	if !ok || s == "" {
 		return records.TxKey{}, false
 	}

@@ -482,7 +482,7 @@ func validate(ex *exchange, status int, body []byte) []Finding {
 	}
 	if status == http.StatusOK {
 		q, _ := url.ParseQuery(ex.query)
-		out = append(out, check(ex.listing, query(q), body)...)
+		out = append(out, check(ex.listing, newQuery(q), body)...)
 	}
 	return out
 }

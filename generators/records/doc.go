@@ -2,7 +2,8 @@
 // writes the API's data shares: the records of the five listings (games,
 // core snapshots, Ethereum key rotations, network parameters and
 // transactions), their JSON exactly as the API writes it, the listings'
-// names, and the cursors that page them.
+// names, the cursors that page them, and the requests' parameters read
+// under any of their spellings (Query).
 //
 // The mock serves these records, the fixture files hold them, the recorder
 // copies them from a real deployment and the proxy checks them on their way

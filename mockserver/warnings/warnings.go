@@ -245,7 +245,7 @@ func (s *Checker) nameWarnings(listing string, q url.Values, f *findings) {
 			}
 		}
 		if len(given) > 1 {
-			v, _ := query(q).get(spellings(spec, name)...)
+			v, _ := query(q).Get(spellings(spec, name)...)
 			f.add("%s given %d times; only the first value, %s, is read", name, len(given), Quote(v))
 		}
 	}
@@ -382,10 +382,10 @@ func ownersOf(k, listing string) []string {
 // values of a request.
 func (s *Checker) pagedWarnings(listing string, q url.Values, f *findings) {
 	qq := query(q)
-	first, hasFirst := qq.get("pagination.first")
-	last, hasLast := qq.get("pagination.last")
-	_, hasAfter := qq.get("pagination.after")
-	_, hasBefore := qq.get("pagination.before")
+	first, hasFirst := qq.Get("pagination.first")
+	last, hasLast := qq.Get("pagination.last")
+	_, hasAfter := qq.Get("pagination.after")
+	_, hasBefore := qq.Get("pagination.before")
 	for _, c := range []struct{ name, value, follow string }{
 		{"pagination.first", first, "pageInfo.endCursor with pagination.after"},
 		{"pagination.last", last, "pageInfo.startCursor with pagination.before"},
@@ -408,14 +408,14 @@ func (s *Checker) pagedWarnings(listing string, q url.Values, f *findings) {
 			f.add("pagination.after is ignored beside pagination.last; page backwards with pagination.before")
 		}
 	}
-	if v, ok := qq.get("pagination.newestFirst", "pagination.newest_first"); ok {
+	if v, ok := qq.Get("pagination.newestFirst", "pagination.newest_first"); ok {
 		boolWarning("pagination.newestFirst", v, f)
 		if listing == records.ListingNetworkParameters && (v == "false" || v == "0") {
 			f.add("pagination.newestFirst=%s is ignored: network parameters are always in key order, A to Z", v)
 		}
 	}
 	for _, name := range []string{"pagination.after", "pagination.before"} {
-		if c, ok := qq.get(name); ok && c != "" {
+		if c, ok := qq.Get(name); ok && c != "" {
 			cursorWarning(listing, name, c, f)
 		}
 	}
@@ -486,15 +486,15 @@ func cursorWarning(listing, name, c string, f *findings) {
 // that is no name, a window it cuts or turns round, a team filter the scope
 // ignores.
 func (s *Checker) gamesWarnings(q query, f *findings) {
-	scope, hasScope := q.get("entityScope", "entity_scope")
+	scope, hasScope := q.Get("entityScope", "entity_scope")
 	if _, known := scopeNumbers[scope]; hasScope && !known {
 		f.add("entityScope=%s is refused: not an EntityScope name%s", Quote(scope), suggest.Phrase(scopeNear(scope), func(s string) string { return s }))
 	}
-	if team, ok := q.get("teamId", "team_id"); ok && team != "" && scope == "ENTITY_SCOPE_INDIVIDUALS" {
+	if team, ok := q.Get("teamId", "team_id"); ok && team != "" && scope == "ENTITY_SCOPE_INDIVIDUALS" {
 		f.add("teamId is ignored under entityScope=ENTITY_SCOPE_INDIVIDUALS (spec 4.1); drop one of them")
 	}
-	fromText, hasFrom := q.get("epochFrom", "epoch_from")
-	toText, hasTo := q.get("epochTo", "epoch_to")
+	fromText, hasFrom := q.Get("epochFrom", "epoch_from")
+	toText, hasTo := q.Get("epochTo", "epoch_to")
 	from, err1 := strconv.ParseUint(fromText, 10, 64)
 	to, err2 := strconv.ParseUint(toText, 10, 64)
 	if !hasFrom || !hasTo || err1 != nil || err2 != nil {
@@ -531,7 +531,7 @@ func scopeNear(v string) []string {
 func (s *Checker) txWarnings(q url.Values, f *findings) {
 	qq := query(q)
 	for _, name := range []string{"first", "last"} {
-		v, ok := qq.get(name)
+		v, ok := qq.Get(name)
 		if !ok {
 			continue
 		}
@@ -545,14 +545,14 @@ func (s *Checker) txWarnings(q url.Values, f *findings) {
 		}
 	}
 	for _, name := range []string{"after", "before"} {
-		if c, ok := qq.get(name); ok && c != "" {
+		if c, ok := qq.Get(name); ok && c != "" {
 			cursorWarning(records.ListingTransactions, name, c, f)
 		}
 	}
 	for _, name := range []string{"cmdTypes", "excludeCmdTypes"} {
-		s.cmdTypeWarnings(name, qq.all(name, snake(name)), f)
+		s.cmdTypeWarnings(name, qq.All(name, snake(name)), f)
 	}
-	for _, p := range dedupe(qq.all("parties")) {
+	for _, p := range dedupe(qq.All("parties")) {
 		switch {
 		case p == "":
 			f.add("parties= is empty and matches no transaction; drop it")
@@ -671,23 +671,4 @@ func (s *Checker) commandTypes() []string {
 var scopeNumbers = map[string]int{"ENTITY_SCOPE_UNSPECIFIED": 0, "ENTITY_SCOPE_INDIVIDUALS": 1, "ENTITY_SCOPE_TEAMS": 2}
 
 // query reads a request's parameters under any of their spellings.
-type query url.Values
-
-// get returns the first value of the first spelling given.
-func (q query) get(names ...string) (string, bool) {
-	for _, n := range names {
-		if v, ok := q[n]; ok && len(v) > 0 {
-			return v[0], true
-		}
-	}
-	return "", false
-}
-
-// all returns every value of a repeated parameter, under any spelling.
-func (q query) all(names ...string) []string {
-	var out []string
-	for _, n := range names {
-		out = append(out, q[n]...)
-	}
-	return out
-}
+type query = records.Query
