@@ -2,8 +2,6 @@ package schemas
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"runtime"
 	"strconv"
 	"strings"
@@ -87,27 +85,9 @@ func (v *Validator) ValidateEach(docs [][]byte) []error {
 	return errs
 }
 
-// errNotJSON is what decodeDocument reports for input that is not one JSON
-// value.
-var errNotJSON = errors.New("input is not valid JSON")
-
-// decodeDocument decodes one JSON document as gojsonschema does (numbers as
-// json.Number), accepting exactly what json.Valid accepts: one value,
-// with white space around it.
-func decodeDocument(doc []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, errNotJSON
-	}
-	for _, c := range doc[dec.InputOffset():] {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return nil, errNotJSON
-		}
-	}
-	return v, nil
-}
+// decodeDocument decodes one JSON document as gojsonschema does: the
+// decoder the fast path's parser leaves what it does not read to.
+var decodeDocument = fastpath.Decode
 
 // decodedLoader hands gojsonschema a document decoded already.
 type decodedLoader struct {

@@ -3,7 +3,6 @@ package fastpath
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"os"
@@ -15,26 +14,6 @@ import (
 
 // BaseURL is the base the test files' $id names, as the schemas' own.
 const BaseURL = "https://harness.chaindata.example/schemas/"
-
-// decodeDocument is the reference decoder the parser is compared with: as
-// schemas decodes a document for gojsonschema (numbers as json.Number),
-// accepting exactly one JSON value with white space around it.
-func decodeDocument(doc []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, errNotJSON
-	}
-	for _, c := range doc[dec.InputOffset():] {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return nil, errNotJSON
-		}
-	}
-	return v, nil
-}
-
-var errNotJSON = errors.New("input is not valid JSON")
 
 // TestFastPathUndecided: what gojsonschema cannot check (a number beyond
 // float64 at an enum, where it fails), and values no JSON decoding makes,
@@ -127,7 +106,7 @@ var parserCases = []string{
 }
 
 // TestParseJSONAgreesWithDecodeDocument: what the fast path's parser reads,
-// decodeDocument decodes to the same value; what it leaves, decodeDocument
+// Decode decodes to the same value; what it leaves, Decode
 // refuses, or holds a key twice, or nests deeper than the parser follows.
 func TestParseJSONAgreesWithDecodeDocument(t *testing.T) {
 	docs := append([]string(nil), parserCases...)
@@ -164,24 +143,24 @@ func TestParseJSONAgreesWithDecodeDocument(t *testing.T) {
 	}
 }
 
-// checkParse compares the parser with decodeDocument on one document and
+// checkParse compares the parser with Decode on one document and
 // reports whether the parser read it.
 func checkParse(t *testing.T, doc []byte) bool {
 	t.Helper()
 	v, ok := parseJSON(doc)
-	decoded, err := decodeDocument(doc)
+	decoded, err := Decode(doc)
 	if !ok {
 		if err == nil && !hasDuplicateOrDeep(doc) {
-			t.Errorf("%.80q: left to decodeDocument, which decodes it", doc)
+			t.Errorf("%.80q: left to Decode, which decodes it", doc)
 		}
 		return false
 	}
 	if err != nil {
-		t.Errorf("%.80q: parsed, but decodeDocument says %v", doc, err)
+		t.Errorf("%.80q: parsed, but Decode says %v", doc, err)
 		return true
 	}
 	if got := v.toAny(); !reflect.DeepEqual(got, decoded) {
-		t.Errorf("%.80q: parsed %#v, decodeDocument %#v", doc, got, decoded)
+		t.Errorf("%.80q: parsed %#v, Decode %#v", doc, got, decoded)
 	}
 	if back, ok := toJval(decoded); !ok || !reflect.DeepEqual(back.toAny(), decoded) {
 		t.Errorf("%.80q: toJval does not give the value back", doc)
@@ -189,7 +168,7 @@ func checkParse(t *testing.T, doc []byte) bool {
 	return true
 }
 
-// hasDuplicateOrDeep reports whether a document, which decodeDocument
+// hasDuplicateOrDeep reports whether a document, which Decode
 // decodes, holds a key twice or nests deeper than maxParseDepth: the
 // documents the parser leaves to it. It reads the document's tokens.
 func hasDuplicateOrDeep(doc []byte) bool {
@@ -236,7 +215,7 @@ func hasDuplicateOrDeep(doc []byte) bool {
 	}
 }
 
-// FuzzParseJSON compares the parser with decodeDocument on any input.
+// FuzzParseJSON compares the parser with Decode on any input.
 func FuzzParseJSON(f *testing.F) {
 	for _, c := range parserCases {
 		f.Add([]byte(c))
@@ -273,7 +252,7 @@ func schemaPatterns(t testing.TB) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, err := decodeDocument(data)
+		doc, err := Decode(data)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package fastpath
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"sort"
 	"sync"
 )
@@ -450,4 +451,26 @@ func (v *jval) toAny() any {
 		return out
 	}
 	return nil
+}
+
+// ErrNotJSON is what Decode reports for input that is not one JSON
+// value.
+var ErrNotJSON = errors.New("input is not valid JSON")
+
+// Decode decodes one JSON document as gojsonschema does (numbers as
+// json.Number), accepting exactly what json.Valid accepts: one value,
+// with white space around it.
+func Decode(doc []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, ErrNotJSON
+	}
+	for _, c := range doc[dec.InputOffset():] {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return nil, ErrNotJSON
+		}
+	}
+	return v, nil
 }
