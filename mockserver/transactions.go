@@ -3,6 +3,7 @@ package mockserver
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -147,12 +148,22 @@ func (s *Server) transactionsPage(st store.Reader, req txRequest, b []byte, note
 		}
 	}
 	note.txPage(st, picked, s.txAsked(req))
-	b = append(b, `{"transactions":[`...)
+	// The records are read first and the page sized to hold them, rather
+	// than grown (and copied) as they are appended: pages of big commands
+	// are most of the mock's work.
+	txs := make([][]byte, len(picked))
+	size := len(`{"transactions":[]}`) + len(picked) + 1
 	for i, idx := range picked {
+		txs[i] = st.Tx(idx)
+		size += len(txs[i])
+	}
+	b = slices.Grow(b, size)
+	b = append(b, `{"transactions":[`...)
+	for i, tx := range txs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, st.Tx(idx)...)
+		b = append(b, tx...)
 	}
 	return append(b, "]}\n"...)
 }

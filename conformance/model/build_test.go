@@ -382,6 +382,13 @@ func TestDecode(t *testing.T) {
 		body string
 	}{
 		"not json":         {Games, `{`},
+		"not an object":    {Games, `[]`},
+		"trailing data":    {Games, `{"games":{"edges":[]}} x`},
+		"two values":       {Games, `{"games":{"edges":[]}} {}`},
+		"bad member":       {Games, `{"other":[,],"games":{"edges":[]}}`},
+		"field's case":     {Games, `{"Games":{"edges":[]}}`},
+		"null node":        {Games, `{"games":{"edges":[{"cursor":"c","node":null}]}}`},
+		"null transaction": {Transactions, `{"transactions":[null]}`},
 		"no wrapper":       {Games, `{"other":{}}`},
 		"not a page":       {Games, `{"games":[]}`},
 		"no epoch":         {Games, `{"games":{"edges":[{"node":{"id":"x"}}]}}`},
@@ -405,6 +412,16 @@ func TestDecode(t *testing.T) {
 	}
 	if p, err := Decode(Snapshots, 200, []byte(`{"coreSnapshots":{"edges":[{"node":{"blockHeight":12}}]}}`)); err != nil || p.Rows[0].Key.Num != 12 {
 		t.Errorf("a numeric height: %+v %v", p, err)
+	}
+	// Other members are skipped, and a field given twice is read as its
+	// last value, whole.
+	twice := `{"a":{"b":[1,{"c":null}]},"coreSnapshots":{"edges":[{"node":{"blockHeight":1}},{"node":{"blockHeight":2}}],"pageInfo":{"hasNextPage":true}},` +
+		`"coreSnapshots":{"edges":[{"cursor":"c3","node":{"blockHeight":3}}]},"z":1}`
+	if p, err := Decode(Snapshots, 200, []byte(twice)); err != nil || len(p.Rows) != 1 || p.Rows[0].Key.Num != 3 || p.Rows[0].Cursor != "c3" || p.HasNext {
+		t.Errorf("a field given twice: %+v %v", p, err)
+	}
+	if p, err := Decode(Snapshots, 200, []byte(" \n{ } ")); err == nil || !strings.Contains(err.Error(), `no "coreSnapshots" field`) {
+		t.Errorf("an empty object: %+v %v", p, err)
 	}
 }
 

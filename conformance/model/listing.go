@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -190,11 +191,10 @@ type record struct {
 }
 
 // parseRow reads one record of the listing (for the paged listings, the
-// node of an edge, with the edge's cursor).
-func parseRow(l Listing, raw json.RawMessage, cursor string) (Row, error) {
-	var rec record
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		return Row{}, err
+// node of an edge, with the edge's cursor) from the record as decoded.
+func parseRow(l Listing, rec *record, cursor string) (Row, error) {
+	if rec == nil {
+		return Row{}, errors.New("the record is null")
 	}
 	r := Row{Cursor: cursor}
 	need := func(n num, name string) (uint64, error) {
@@ -297,50 +297,66 @@ type Page struct {
 	// Edge cursors equal to the row's Cursor are the rows' own.
 }
 
+// connection is a paged answer's object: its edges, each node read as a
+// record, and its page flags and cursors.
+type connection struct {
+	Edges []struct {
+		Cursor string  `json:"cursor"`
+		Node   *record `json:"node"`
+	} `json:"edges"`
+	PageInfo struct {
+		StartCursor     string `json:"startCursor"`
+		EndCursor       string `json:"endCursor"`
+		HasNextPage     bool   `json:"hasNextPage"`
+		HasPreviousPage bool   `json:"hasPreviousPage"`
+	} `json:"pageInfo"`
+}
+
 // Decode reads an answer of the listing. A status other than 200 gives a
 // Page with only the status; a 200 whose body cannot be read is an error.
+//
+// The body is read in one pass: the model asks hundreds of queries of
+// each listing, and reading their answers is most of a run's work. The
+// listing's field is matched exactly, as the API spells it; the fields
+// inside it as encoding/json matches struct fields.
 func Decode(l Listing, status int, body []byte) (*Page, error) {
 	p := &Page{Status: status}
 	if status != 200 {
 		return p, nil
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		return nil, fmt.Errorf("body is not a JSON object: %w", err)
-	}
 	field := listingInfo[l].field
-	raw, ok := top[field]
-	if !ok {
+	var conn connection
+	var txs []*record
+	found := false
+	err := decodeField(body, field, func(dec *json.Decoder) error {
+		found = true
+		conn, txs = connection{}, nil
+		if l.paged() {
+			if err := dec.Decode(&conn); err != nil {
+				return fmt.Errorf("field %q is not a page: %w", field, err)
+			}
+			return nil
+		}
+		if err := dec.Decode(&txs); err != nil {
+			return fmt.Errorf("field %q is not an array: %w", field, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !found {
 		return nil, fmt.Errorf("body has no %q field", field)
 	}
 	if !l.paged() {
-		var nodes []json.RawMessage
-		if err := json.Unmarshal(raw, &nodes); err != nil {
-			return nil, fmt.Errorf("field %q is not an array: %w", field, err)
-		}
-		for i, n := range nodes {
-			r, err := parseRow(l, n, "")
+		for i, rec := range txs {
+			r, err := parseRow(l, rec, "")
 			if err != nil {
 				return nil, fmt.Errorf("transaction %d: %w", i, err)
 			}
 			p.Rows = append(p.Rows, r)
 		}
 		return p, nil
-	}
-	var conn struct {
-		Edges []struct {
-			Cursor string          `json:"cursor"`
-			Node   json.RawMessage `json:"node"`
-		} `json:"edges"`
-		PageInfo struct {
-			StartCursor     string `json:"startCursor"`
-			EndCursor       string `json:"endCursor"`
-			HasNextPage     bool   `json:"hasNextPage"`
-			HasPreviousPage bool   `json:"hasPreviousPage"`
-		} `json:"pageInfo"`
-	}
-	if err := json.Unmarshal(raw, &conn); err != nil {
-		return nil, fmt.Errorf("field %q is not a page: %w", field, err)
 	}
 	for i, e := range conn.Edges {
 		r, err := parseRow(l, e.Node, e.Cursor)
@@ -352,4 +368,41 @@ func Decode(l Listing, status int, body []byte) (*Page, error) {
 	pi := conn.PageInfo
 	p.HasNext, p.HasPrev, p.StartCursor, p.EndCursor = pi.HasNextPage, pi.HasPreviousPage, pi.StartCursor, pi.EndCursor
 	return p, nil
+}
+
+// decodeField reads body, a JSON object, and calls read with the decoder
+// at the value of its member named field (the last, when the name is given
+// twice); the other members are skipped. Anything after the object is an
+// error, as json.Unmarshal has it.
+func decodeField(body []byte, field string, read func(*json.Decoder) error) error {
+	notObject := func(err error) error { return fmt.Errorf("body is not a JSON object: %w", err) }
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil {
+		return notObject(err)
+	} else if t != json.Delim('{') {
+		return notObject(fmt.Errorf("it begins with %v", t))
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return notObject(err)
+		}
+		if t == field {
+			if err := read(dec); err != nil {
+				return err
+			}
+			continue
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return notObject(err)
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return notObject(err)
+	}
+	if t, err := dec.Token(); err != io.EOF {
+		return notObject(fmt.Errorf("%v after the object (%v)", t, err))
+	}
+	return nil
 }

@@ -121,7 +121,7 @@ func filterRules(st *paging.PagedState, filters []pagedFilter, noMatch url.Value
 					continue
 				}
 				checked++
-				if ur, rr := paging.CompactJSON(u.Raw), paging.CompactJSON(r.Raw); ur != rr {
+				if ur, rr := u.Compact(), r.Compact(); ur != rr {
 					v.Add(fw.Walk.PageOf(i).Ex, "filtered by %s, %s differs from the unfiltered record:\n    filtered:   %s\n    unfiltered: %s",
 						fw.Query.Encode(), r.Ident, clip(rr, 300), clip(ur, 300))
 					break

@@ -18,8 +18,6 @@ type Row struct {
 	// json.Number), Key its sort key or KeyErr why it could not be read.
 	Cursor string
 	Node   map[string]any
-	// Raw is the record as sent, for comparing whole records.
-	Raw    json.RawMessage
 	Key    RowKey
 	KeyErr error
 	// Ident names the row in comparisons and messages: its key, or its
@@ -44,6 +42,10 @@ type Page struct {
 // decodePage reads a 200 answer of a paged listing. It fails only when the
 // body cannot be used at all; a record whose key cannot be read is kept
 // with keyErr set.
+//
+// The body is decoded once, whole (numbers as json.Number): the walks read
+// thousands of pages, and decoding each part again on its own cost most of
+// a run's time.
 func decodePage(l *PagedListing, ex *client.Exchange) (*Page, error) {
 	if ex.Err != nil {
 		return nil, fmt.Errorf("no response: %w", ex.Err)
@@ -51,31 +53,39 @@ func decodePage(l *PagedListing, ex *client.Exchange) (*Page, error) {
 	if ex.Status != 200 {
 		return nil, fmt.Errorf("HTTP %d, want 200", ex.Status)
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(ex.Body, &top); err != nil {
+	top, err := client.DecodeObject(ex.Body)
+	if err != nil {
 		return nil, fmt.Errorf("body is not a JSON object: %w", err)
 	}
-	var conn struct {
-		Edges    []map[string]json.RawMessage `json:"edges"`
-		PageInfo map[string]json.RawMessage   `json:"pageInfo"`
-	}
-	raw, ok := top[l.field]
+	v, ok := top[l.field]
 	if !ok {
 		return nil, fmt.Errorf("body has no %q field", l.field)
 	}
-	if err := json.Unmarshal(raw, &conn); err != nil {
-		return nil, fmt.Errorf("field %q is not a page of edges: %w", l.field, err)
+	conn, ok := v.(map[string]any)
+	if !ok && v != nil {
+		return nil, fmt.Errorf("field %q is not a page of edges: it is %s", l.field, jsonKind(v))
 	}
-	if conn.PageInfo == nil {
-		return nil, fmt.Errorf("%s.pageInfo is missing", l.field)
+	edges, ok := conn["edges"].([]any)
+	if !ok && conn["edges"] != nil {
+		return nil, fmt.Errorf("field %q is not a page of edges: its edges are %s", l.field, jsonKind(conn["edges"]))
+	}
+	info, ok := conn["pageInfo"].(map[string]any)
+	if !ok {
+		if conn["pageInfo"] == nil {
+			return nil, fmt.Errorf("%s.pageInfo is missing", l.field)
+		}
+		return nil, fmt.Errorf("field %q is not a page of edges: its pageInfo is %s", l.field, jsonKind(conn["pageInfo"]))
 	}
 	p := &Page{Ex: ex}
-	var err error
-	if p.Info, err = decodePageInfo(conn.PageInfo); err != nil {
+	if p.Info, err = decodePageInfo(info); err != nil {
 		return nil, fmt.Errorf("%s.pageInfo: %w", l.field, err)
 	}
-	for i, e := range conn.Edges {
-		r, err := decodeEdge(l, e)
+	for i, e := range edges {
+		edge, ok := e.(map[string]any)
+		if !ok && e != nil {
+			return nil, fmt.Errorf("field %q is not a page of edges: edge %d is %s", l.field, i, jsonKind(e))
+		}
+		r, err := decodeEdge(l, edge)
 		if err != nil {
 			return nil, fmt.Errorf("%s.edges[%d]: %w", l.field, i, err)
 		}
@@ -84,43 +94,77 @@ func decodePage(l *PagedListing, ex *client.Exchange) (*Page, error) {
 	return p, nil
 }
 
-func decodePageInfo(m map[string]json.RawMessage) (pageInfo, error) {
+// jsonKind names the kind of a decoded JSON value, for messages.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	default:
+		return "a number"
+	}
+}
+
+// decodePageInfo reads pageInfo's four members; a null one reads as its
+// zero value, as encoding/json reads null.
+func decodePageInfo(m map[string]any) (pageInfo, error) {
 	var pi pageInfo
 	for _, f := range []struct {
 		name string
-		dst  any
+		str  *string
+		flag *bool
 	}{
-		{"startCursor", &pi.StartCursor},
-		{"endCursor", &pi.EndCursor},
-		{"hasNextPage", &pi.HasNext},
-		{"hasPreviousPage", &pi.HasPrev},
+		{"startCursor", &pi.StartCursor, nil},
+		{"endCursor", &pi.EndCursor, nil},
+		{"hasNextPage", nil, &pi.HasNext},
+		{"hasPreviousPage", nil, &pi.HasPrev},
 	} {
-		raw, ok := m[f.name]
-		if !ok {
+		v, ok := m[f.name]
+		switch {
+		case !ok:
 			return pi, fmt.Errorf("%s is missing", f.name)
-		}
-		if err := json.Unmarshal(raw, f.dst); err != nil {
-			return pi, fmt.Errorf("%s: %w", f.name, err)
+		case v == nil:
+		case f.str != nil:
+			if *f.str, ok = v.(string); !ok {
+				return pi, fmt.Errorf("%s is %s, not a string", f.name, jsonKind(v))
+			}
+		default:
+			if *f.flag, ok = v.(bool); !ok {
+				return pi, fmt.Errorf("%s is %s, not a boolean", f.name, jsonKind(v))
+			}
 		}
 	}
 	return pi, nil
 }
 
-func decodeEdge(l *PagedListing, e map[string]json.RawMessage) (Row, error) {
+func decodeEdge(l *PagedListing, e map[string]any) (Row, error) {
 	var r Row
-	if err := json.Unmarshal(e["cursor"], &r.Cursor); err != nil {
-		return r, fmt.Errorf("cursor is not a string: %w", err)
+	switch c := e["cursor"].(type) {
+	case string:
+		r.Cursor = c
+	case nil:
+		if _, ok := e["cursor"]; !ok {
+			return r, fmt.Errorf("cursor is missing")
+		}
+	default:
+		return r, fmt.Errorf("cursor is %s, not a string", jsonKind(c))
 	}
-	nodeRaw, ok := e["node"]
+	v, ok := e["node"]
 	if !ok {
 		return r, fmt.Errorf("node is missing")
 	}
-	node, err := client.DecodeObject(nodeRaw)
-	if err != nil {
-		return r, fmt.Errorf("node: %w", err)
+	node, ok := v.(map[string]any)
+	if !ok {
+		return r, fmt.Errorf("node is %s, not an object", jsonKind(v))
 	}
 	r.Node = node
-	r.Raw = nodeRaw
 	r.Key, r.KeyErr = l.keyOf(node)
 	if r.KeyErr != nil {
 		r.Ident = fmt.Sprintf("a %s row whose key cannot be read (%v), cursor %q", l.Label, r.KeyErr, r.Cursor)
@@ -130,16 +174,12 @@ func decodeEdge(l *PagedListing, e map[string]json.RawMessage) (Row, error) {
 	return r, nil
 }
 
-// CompactJSON writes a JSON value with its object keys sorted and no space,
-// for comparing records; raw itself when it is not JSON.
-func CompactJSON(raw []byte) string {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return string(raw)
-	}
-	b, err := json.Marshal(v) // sorts object keys
+// Compact is the row's record as JSON with its object keys sorted and no
+// space, for comparing whole records (numbers as sent).
+func (r Row) Compact() string {
+	b, err := json.Marshal(r.Node) // sorts object keys
 	if err != nil {
-		return string(raw)
+		return fmt.Sprintf("%v", r.Node)
 	}
 	return string(b)
 }

@@ -2,7 +2,6 @@ package txrules
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -48,22 +47,22 @@ func decodeTransactions(ex *client.Exchange) (*paging.Page, error) {
 	if ex.Status != 200 {
 		return nil, fmt.Errorf("HTTP %d, want 200", ex.Status)
 	}
-	var body struct {
-		Transactions *[]json.RawMessage `json:"transactions"`
-	}
-	if err := json.Unmarshal(ex.Body, &body); err != nil {
+	// The body is decoded once, whole (numbers as json.Number).
+	top, err := client.DecodeObject(ex.Body)
+	if err != nil {
 		return nil, fmt.Errorf("body is not an object with a transactions array: %w", err)
 	}
-	if body.Transactions == nil {
+	txs, ok := top["transactions"].([]any)
+	if !ok {
 		return nil, fmt.Errorf("body has no transactions array")
 	}
 	p := &paging.Page{Ex: ex}
-	for i, raw := range *body.Transactions {
-		node, err := client.DecodeObject(raw)
-		if err != nil {
-			return nil, fmt.Errorf("transactions[%d]: %w", i, err)
+	for i, v := range txs {
+		node, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("transactions[%d] is not an object", i)
 		}
-		p.Rows = append(p.Rows, txRow(node, raw))
+		p.Rows = append(p.Rows, txRow(node))
 	}
 	return p, nil
 }
@@ -72,8 +71,8 @@ func decodeTransactions(ex *client.Exchange) (*paging.Page, error) {
 // spec's fields only: its sort key is its block (and its index in the
 // block, a field the spec does not show, when it is there); it is named by
 // its cursor, or without one by its block and a digest of its content.
-func txRow(node map[string]any, raw json.RawMessage) paging.Row {
-	r := paging.Row{Node: node, Raw: raw}
+func txRow(node map[string]any) paging.Row {
+	r := paging.Row{Node: node}
 	r.Cursor, _ = paging.StringField(node, "cursor")
 	r.Key.Num, r.KeyErr = paging.UintField(node, "block")
 	if idx, err := paging.UintField(node, "index"); err == nil {
@@ -85,7 +84,7 @@ func txRow(node map[string]any, raw json.RawMessage) paging.Row {
 	case r.Cursor != "":
 		r.Ident = fmt.Sprintf("transaction %s (block %d)", r.Cursor, r.Key.Num)
 	default:
-		sum := sha256.Sum256([]byte(paging.CompactJSON(raw)))
+		sum := sha256.Sum256([]byte(r.Compact()))
 		r.Ident = fmt.Sprintf("transaction block=%d #%x", r.Key.Num, sum[:6])
 	}
 	return r

@@ -1,0 +1,53 @@
+package txrules
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chaindata/harness/conformance/client"
+)
+
+// TestDecodeTransactions reads an answer of /transactions into rows named
+// by cursor, or by block and a digest of the record without one, and
+// refuses bodies that cannot be used.
+func TestDecodeTransactions(t *testing.T) {
+	p, err := decodeTransactions(&client.Exchange{Status: 200, Body: []byte(
+		`{"transactions":[{"block":"9","index":2,"cursor":"9.2"},{"z":1,"block":8},{"cursor":"x"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Rows) != 3 {
+		t.Fatalf("%d rows", len(p.Rows))
+	}
+	if r := p.Rows[0]; r.Cursor != "9.2" || r.Key.Num != 9 || r.Key.Sub != 2 || r.Ident != "transaction 9.2 (block 9)" {
+		t.Errorf("row 0: %+v", r)
+	}
+	sum := sha256.Sum256([]byte(`{"block":8,"z":1}`))
+	if r := p.Rows[1]; r.Ident != fmt.Sprintf("transaction block=8 #%x", sum[:6]) {
+		t.Errorf("row 1 is named %q, want its block and the digest of its sorted record", r.Ident)
+	}
+	if r := p.Rows[2]; r.KeyErr == nil || !strings.Contains(r.Ident, "block cannot be read") {
+		t.Errorf("row 2: %+v", r)
+	}
+	for name, tc := range map[string]struct{ body, want string }{
+		"not json":      {`[`, "body is not an object with a transactions array"},
+		"not an object": {`"s"`, "body is not an object with a transactions array"},
+		"no array":      {`{"transaction":[]}`, "body has no transactions array"},
+		"null array":    {`{"transactions":null}`, "body has no transactions array"},
+		"an object":     {`{"transactions":{}}`, "body has no transactions array"},
+		"not a record":  {`{"transactions":[{},4]}`, "transactions[1] is not an object"},
+	} {
+		_, err := decodeTransactions(&client.Exchange{Status: 200, Body: []byte(tc.body)})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", name, err, tc.want)
+		}
+	}
+	if _, err := decodeTransactions(&client.Exchange{Status: 503}); err == nil || !strings.Contains(err.Error(), "HTTP 503") {
+		t.Errorf("a 503: %v", err)
+	}
+	if _, err := decodeTransactions(&client.Exchange{Err: fmt.Errorf("reset")}); err == nil || !strings.Contains(err.Error(), "no response: reset") {
+		t.Errorf("no response: %v", err)
+	}
+}
