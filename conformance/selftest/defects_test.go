@@ -27,27 +27,34 @@ type defect struct {
 	listing, area string
 	// rule is the ID of the rule that must fail.
 	rule string
+	// judgesTraffic says the rule judges the answers to the requests of
+	// the listing's other rules (the error bodies they drew), so that the
+	// run selects those rules too.
+	judgesTraffic bool
 	// config changes the mock's configuration (optional).
 	config func(*mockserver.Config)
 	// wrap wraps the mock (optional).
 	wrap func(inner http.Handler) http.Handler
 }
 
-// scope is the label filter a run against the defect needs: its listing's
-// rules, and for a defect of the deployment as a whole, one listing's
+// scope is the label filter a run against the defect needs: the rule that
+// must catch it, selected by its ID as a user selects one rule; for a rule
+// that judges the traffic of its listing's other rules, those rules too;
+// and for a defect of the deployment as a whole, one listing's rules
 // besides (the rule judges the run's traffic).
 //
-// The model rules are left out of the runs against the hand-written rules'
-// defects (those defects are the hand-written rules' to catch), and a model
-// defect's run selects its listing's model rules alone.
+// One rule is enough to show the suite catches the defect, and the
+// selection shows each rule catches it on its own, with no other rule run
+// before it; whole runs are the clean and variant mocks' tests, where
+// every rule must pass.
 func (d defect) scope() string {
 	switch {
 	case d.listing == "deployment":
 		return "(deployment || network-parameters) && !model && !growth"
-	case d.area == "model":
-		return d.listing + " && model"
+	case d.judgesTraffic:
+		return d.rule + " || (" + d.listing + " && !model && !growth)"
 	}
-	return d.listing + " && !model && !growth"
+	return d.rule
 }
 
 // answer is a response of the wrapped server. Its body is decoded only
@@ -458,8 +465,9 @@ func handDefects() []defect {
 		},
 		{
 			name: "error-body-without-details", listing: "key-rotations", area: "schema",
-			what: "error bodies lack the details array",
-			rule: "ROT-SCH-006", // every error body validates against the Error schema
+			what:          "error bodies lack the details array",
+			rule:          "ROT-SCH-006", // every error body validates against the Error schema
+			judgesTraffic: true,
 			wrap: rewrite(rotationsPath, nil, func(q url.Values, a *answer) {
 				if a.status != http.StatusOK && a.obj() != nil { // obj decodes error bodies only
 					delete(a.obj(), "details")

@@ -227,6 +227,17 @@ func (r result) specs() []types.SpecReport {
 	return out
 }
 
+// ran is the rules the run ran: those its label filter selected.
+func (r result) ran() []types.SpecReport {
+	var out []types.SpecReport
+	for _, s := range r.specs() {
+		if s.State.Is(types.SpecStatePassed | types.SpecStateFailureStates) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 func (r result) failed() []types.SpecReport {
 	var out []types.SpecReport
 	for _, s := range r.specs() {
@@ -736,6 +747,9 @@ func TestDefectsAreCaught(t *testing.T) {
 			}
 			if r.exitCode != 1 {
 				t.Errorf("exit code %d, want 1 (rules failed)", r.exitCode)
+			}
+			if ran := r.ran(); d.listing != "deployment" && !d.judgesTraffic && (len(ran) != 1 || !slices.Contains(ran[0].Labels(), d.rule)) {
+				t.Errorf("the run selected by %q ran %d rules, want %s alone", d.scope(), len(ran), d.rule)
 			}
 			if caught == nil {
 				t.Errorf("rule %s (labelled %s and %s) did not fail (%s)\n%s", d.rule, d.listing, d.area, d.what, tail(r.output))
