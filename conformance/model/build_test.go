@@ -386,7 +386,6 @@ func TestDecode(t *testing.T) {
 		"trailing data":    {Games, `{"games":{"edges":[]}} x`},
 		"two values":       {Games, `{"games":{"edges":[]}} {}`},
 		"bad member":       {Games, `{"other":[,],"games":{"edges":[]}}`},
-		"field's case":     {Games, `{"Games":{"edges":[]}}`},
 		"null node":        {Games, `{"games":{"edges":[{"cursor":"c","node":null}]}}`},
 		"null transaction": {Transactions, `{"transactions":[null]}`},
 		"no wrapper":       {Games, `{"other":{}}`},
@@ -413,12 +412,30 @@ func TestDecode(t *testing.T) {
 	if p, err := Decode(Snapshots, 200, []byte(`{"coreSnapshots":{"edges":[{"node":{"blockHeight":12}}]}}`)); err != nil || p.Rows[0].Key.Num != 12 {
 		t.Errorf("a numeric height: %+v %v", p, err)
 	}
-	// Other members are skipped, and a field given twice is read as its
-	// last value, whole.
-	twice := `{"a":{"b":[1,{"c":null}]},"coreSnapshots":{"edges":[{"node":{"blockHeight":1}},{"node":{"blockHeight":2}}],"pageInfo":{"hasNextPage":true}},` +
-		`"coreSnapshots":{"edges":[{"cursor":"c3","node":{"blockHeight":3}}]},"z":1}`
-	if p, err := Decode(Snapshots, 200, []byte(twice)); err != nil || len(p.Rows) != 1 || p.Rows[0].Key.Num != 3 || p.Rows[0].Cursor != "c3" || p.HasNext {
-		t.Errorf("a field given twice: %+v %v", p, err)
+	// Other members are skipped.
+	other := `{"a":{"b":[1,{"c":null}]},"coreSnapshots":{"edges":[{"cursor":"c3","node":{"blockHeight":3}}],"pageInfo":{"hasNextPage":true,"endCursor":"c3"}},"z":1}`
+	if p, err := Decode(Snapshots, 200, []byte(other)); err != nil || len(p.Rows) != 1 || p.Rows[0].Key.Num != 3 || p.Rows[0].Cursor != "c3" || !p.HasNext || p.EndCursor != "c3" || p.HasPrev {
+		t.Errorf("other members: %+v %v", p, err)
+	}
+	// The field's spelling is the schema rules' to judge: the model reads
+	// it as encoding/json matches names.
+	if p, err := Decode(Games, 200, []byte(`{"Games":{"edges":[{"node":{"epoch":"2","id":"g"}}]}}`)); err != nil || len(p.Rows) != 1 {
+		t.Errorf("the field in another case: %+v %v", p, err)
+	}
+	for body, want := range map[string]string{
+		`[]`:                     "body is not a JSON object",
+		`{"games":[]}`:           `field "games" is not a page`,
+		`{"games":{"edges":{}}}`: `field "games" is not a page`,
+		`{"games":{"edges":[{"node":{"epoch":{}}}]}}`: `field "games" is not a page`,
+		`{"games":{}} x`:       "body is not JSON",
+		`{"games":{"edges":[]`: "body is not JSON",
+	} {
+		if _, err := Decode(Games, 200, []byte(body)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", body, err, want)
+		}
+	}
+	if _, err := Decode(Transactions, 200, []byte(`{"transactions":[{"block":[]}]}`)); err == nil || !strings.Contains(err.Error(), `field "transactions" is not an array`) {
+		t.Errorf("a transaction's block an array: %v", err)
 	}
 	if p, err := Decode(Snapshots, 200, []byte(" \n{ } ")); err == nil || !strings.Contains(err.Error(), `no "coreSnapshots" field`) {
 		t.Errorf("an empty object: %+v %v", p, err)

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -315,41 +315,37 @@ type connection struct {
 // Decode reads an answer of the listing. A status other than 200 gives a
 // Page with only the status; a 200 whose body cannot be read is an error.
 //
-// The body is read in one pass: the model asks hundreds of queries of
-// each listing, and reading their answers is most of a run's work. The
-// listing's field is matched exactly, as the API spells it; the fields
-// inside it as encoding/json matches struct fields.
+// The body is read in one pass, straight into the records: the model asks
+// hundreds of queries of each listing, and reading their answers is most
+// of a run's work. Its members are matched as encoding/json matches struct
+// fields (an exact name first, else one that differs only in case); the
+// schema rules judge their spelling.
 func Decode(l Listing, status int, body []byte) (*Page, error) {
 	p := &Page{Status: status}
 	if status != 200 {
 		return p, nil
 	}
 	field := listingInfo[l].field
-	var conn connection
-	var txs []*record
-	found := false
-	err := decodeField(body, field, func(dec *json.Decoder) error {
-		found = true
-		conn, txs = connection{}, nil
-		if l.paged() {
-			if err := dec.Decode(&conn); err != nil {
-				return fmt.Errorf("field %q is not a page: %w", field, err)
-			}
-			return nil
+	v := reflect.New(answerTypes[l])
+	if err := json.Unmarshal(body, v.Interface()); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return nil, fmt.Errorf("body is not JSON: %w", err)
+		case errors.As(err, &te) && te.Field == "":
+			return nil, fmt.Errorf("body is not a JSON object: %w", err)
+		case l.paged():
+			return nil, fmt.Errorf("field %q is not a page: %w", field, err)
 		}
-		if err := dec.Decode(&txs); err != nil {
-			return fmt.Errorf("field %q is not an array: %w", field, err)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("field %q is not an array: %w", field, err)
 	}
-	if !found {
+	f := v.Elem().Field(0)
+	if f.IsNil() {
 		return nil, fmt.Errorf("body has no %q field", field)
 	}
 	if !l.paged() {
-		for i, rec := range txs {
+		for i, rec := range *f.Interface().(*[]*record) {
 			r, err := parseRow(l, rec, "")
 			if err != nil {
 				return nil, fmt.Errorf("transaction %d: %w", i, err)
@@ -358,6 +354,7 @@ func Decode(l Listing, status int, body []byte) (*Page, error) {
 		}
 		return p, nil
 	}
+	conn := f.Interface().(*connection)
 	for i, e := range conn.Edges {
 		r, err := parseRow(l, e.Node, e.Cursor)
 		if err != nil {
@@ -370,39 +367,20 @@ func Decode(l Listing, status int, body []byte) (*Page, error) {
 	return p, nil
 }
 
-// decodeField reads body, a JSON object, and calls read with the decoder
-// at the value of its member named field (the last, when the name is given
-// twice); the other members are skipped. Anything after the object is an
-// error, as json.Unmarshal has it.
-func decodeField(body []byte, field string, read func(*json.Decoder) error) error {
-	notObject := func(err error) error { return fmt.Errorf("body is not a JSON object: %w", err) }
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if t, err := dec.Token(); err != nil {
-		return notObject(err)
-	} else if t != json.Delim('{') {
-		return notObject(fmt.Errorf("it begins with %v", t))
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return notObject(err)
+// answerTypes are the types Decode reads each listing's answers into: a
+// struct of one member, the listing's field (a page of records, or for
+// the transactions an array of them), as a pointer that stays nil when the
+// body lacks it.
+var answerTypes = func() map[Listing]reflect.Type {
+	out := map[Listing]reflect.Type{}
+	for _, l := range Listings {
+		t := reflect.TypeFor[*connection]()
+		if !l.paged() {
+			t = reflect.TypeFor[*[]*record]()
 		}
-		if t == field {
-			if err := read(dec); err != nil {
-				return err
-			}
-			continue
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return notObject(err)
-		}
+		out[l] = reflect.StructOf([]reflect.StructField{{
+			Name: "Field", Type: t, Tag: reflect.StructTag(`json:"` + listingInfo[l].field + `"`),
+		}})
 	}
-	if _, err := dec.Token(); err != nil { // the closing brace
-		return notObject(err)
-	}
-	if t, err := dec.Token(); err != io.EOF {
-		return notObject(fmt.Errorf("%v after the object (%v)", t, err))
-	}
-	return nil
-}
+	return out
+}()
