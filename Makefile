@@ -119,6 +119,10 @@ lint:
 ##  3. DATA_PKGS again with the race detector and -short: their concurrent
 ##     code (the generator's workers, the parallel validator, the index's
 ##     parsers) runs under the detector, their long tests skip or shrink.
+## Pass 2 runs beside passes 1 and 3, so that neither core waits while one
+## long package ends a pass; its output (written to a temporary file)
+## follows theirs (interrupted, make test stops it too). The target fails
+## when any pass fails.
 ## The detector makes data-heavy tests five to ten times slower: with it
 ## on everything make test took 20 minutes on a loaded machine.
 SELFTEST  = ./conformance/selftest
@@ -126,10 +130,19 @@ DATA_PKGS = ./generators/... ./schemas/...
 RACE_PKGS = $$($(GO) list $(PKGS) | grep -v -e '/conformance/selftest$$' -e '/generators\(/\|$$\)' -e '/schemas\(/\|$$\)')
 test: lint
 	@$(MACHINE)
-	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
-	$(GO) test -count=1 -timeout 20m $(DATA_PKGS) $(SELFTEST)
-	$(GO) test -race -short -count=1 -timeout 20m $(DATA_PKGS)
-	@$(MACHINE)
+	@set -u; pass2=$$(mktemp); p2=; trap 'rm -f $$pass2' EXIT; \
+	trap '[ -z "$$p2" ] || { pkill -P $$p2; kill $$p2; } 2>/dev/null; exit 130' INT TERM; \
+	echo "pass 2 (without the race detector: $(DATA_PKGS) $(SELFTEST)) runs beside passes 1 and 3; its output follows theirs"; \
+	$(GO) test -count=1 -timeout 20m $(DATA_PKGS) $(SELFTEST) > $$pass2 2>&1 & p2=$$!; \
+	failed=; \
+	echo "pass 1: $(GO) test -race -count=1 (every package but $(DATA_PKGS) $(SELFTEST))"; \
+	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS) || failed="$$failed 1"; \
+	echo "pass 3: $(GO) test -race -short -count=1 $(DATA_PKGS)"; \
+	$(GO) test -race -short -count=1 -timeout 20m $(DATA_PKGS) || failed="$$failed 3"; \
+	wait $$p2 || failed="$$failed 2"; \
+	echo "pass 2: $(GO) test -count=1 $(DATA_PKGS) $(SELFTEST)"; cat $$pass2; \
+	$(MACHINE); \
+	if [ -n "$$failed" ]; then echo "make test: FAILED (pass$$failed)"; exit 1; fi
 
 ## quick: the fast loop while working: every test with -short (the long
 ## ones skip: subprocess builds, client generators, big worlds, the
