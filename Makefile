@@ -112,10 +112,11 @@ lint:
 ## package's time, MACHINE what the machine was doing. Three passes:
 ##  1. with the race detector, every package but those below;
 ##  2. without it, in full, the packages whose tests spend their time making
-##     and checking data (DATA_PKGS: the generators, the schemas) and the
-##     self-tests, whose subject is the suite's verdicts over whole runs
-##     against in-process mocks (the mock's races are the mockserver
-##     packages' tests, in pass 1);
+##     and checking data (DATA_PKGS: the generators, the schemas), and
+##     VERDICT_PKGS: the self-tests, whose subject is the suite's verdicts
+##     over whole runs against in-process mocks, and the model's agreement
+##     with the mock over thousands of queries (the mock's races are the
+##     mockserver packages' tests, in pass 1);
 ##  3. DATA_PKGS again with the race detector and -short: their concurrent
 ##     code (the generator's workers, the parallel validator, the index's
 ##     parsers) runs under the detector, their long tests skip or shrink.
@@ -125,22 +126,22 @@ lint:
 ## when any pass fails.
 ## The detector makes data-heavy tests five to ten times slower: with it
 ## on everything make test took 20 minutes on a loaded machine.
-SELFTEST  = ./conformance/selftest
-DATA_PKGS = ./generators/... ./schemas/...
-RACE_PKGS = $$($(GO) list $(PKGS) | grep -v -e '/conformance/selftest$$' -e '/generators\(/\|$$\)' -e '/schemas\(/\|$$\)')
+VERDICT_PKGS = ./conformance/selftest ./conformance/model/agreement
+DATA_PKGS    = ./generators/... ./schemas/...
+RACE_PKGS = $$($(GO) list $(PKGS) | grep -v -e '/conformance/selftest$$' -e '/conformance/model/agreement$$' -e '/generators\(/\|$$\)' -e '/schemas\(/\|$$\)')
 test: lint
 	@$(MACHINE)
 	@set -u; pass2=$$(mktemp); p2=; trap 'rm -f $$pass2' EXIT; \
 	trap '[ -z "$$p2" ] || { pkill -P $$p2; kill $$p2; } 2>/dev/null; exit 130' INT TERM; \
-	echo "pass 2 (without the race detector: $(DATA_PKGS) $(SELFTEST)) runs beside passes 1 and 3; its output follows theirs"; \
-	$(GO) test -count=1 -timeout 20m $(DATA_PKGS) $(SELFTEST) > $$pass2 2>&1 & p2=$$!; \
+	echo "pass 2 (without the race detector: $(DATA_PKGS) $(VERDICT_PKGS)) runs beside passes 1 and 3; its output follows theirs"; \
+	$(GO) test -count=1 -timeout 20m $(DATA_PKGS) $(VERDICT_PKGS) > $$pass2 2>&1 & p2=$$!; \
 	failed=; \
-	echo "pass 1: $(GO) test -race -count=1 (every package but $(DATA_PKGS) $(SELFTEST))"; \
+	echo "pass 1: $(GO) test -race -count=1 (every package but $(DATA_PKGS) $(VERDICT_PKGS))"; \
 	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS) || failed="$$failed 1"; \
 	echo "pass 3: $(GO) test -race -short -count=1 $(DATA_PKGS)"; \
 	$(GO) test -race -short -count=1 -timeout 20m $(DATA_PKGS) || failed="$$failed 3"; \
 	wait $$p2 || failed="$$failed 2"; \
-	echo "pass 2: $(GO) test -count=1 $(DATA_PKGS) $(SELFTEST)"; cat $$pass2; \
+	echo "pass 2: $(GO) test -count=1 $(DATA_PKGS) $(VERDICT_PKGS)"; cat $$pass2; \
 	$(MACHINE); \
 	if [ -n "$$failed" ]; then echo "make test: FAILED (pass$$failed)"; exit 1; fi
 
@@ -160,7 +161,7 @@ PROFILE_TOP ?= 25
 test-profile:
 	@$(MACHINE)
 	@{ $(GO) test -race -count=1 -timeout 30m -json $(RACE_PKGS); \
-	  $(GO) test -count=1 -timeout 20m -json $(DATA_PKGS) $(SELFTEST); \
+	  $(GO) test -count=1 -timeout 20m -json $(DATA_PKGS) $(VERDICT_PKGS); \
 	  $(GO) test -race -short -count=1 -timeout 20m -json $(DATA_PKGS); } | $(GO) run ./internal/tools/testprofile -top $(PROFILE_TOP)
 	@$(MACHINE)
 
