@@ -27,6 +27,7 @@ type verdictDoc struct {
 	schema string // the definition it is checked against
 	from   string // how it was made, for failure messages and counts
 	doc    []byte
+	also   []string // the kinds of the same document made again, left out (withoutRepeatedMutants)
 }
 
 // TestVerdictsBeforeAndAfter gives every document of a corpus, valid and
@@ -48,7 +49,9 @@ type verdictDoc struct {
 // member, a second member, every member, an unknown member and a null
 // member; and transactions whose type names another kind.
 func TestVerdictsBeforeAndAfter(t *testing.T) {
-	corpus := verdictCorpus(t)
+	var c corpusBuilder
+	verdictCorpus(t, &c)
+	corpus, _ := c.docs(0)
 	// Under the race detector, which slows gojsonschema tenfold, every
 	// valid document and one broken document in four.
 	stride := 1
@@ -206,11 +209,10 @@ func (s *secondValidator) valid(t testing.TB, name string, doc []byte) bool {
 }
 
 // verdictCorpus builds the corpus TestVerdictsBeforeAndAfter checks.
-func verdictCorpus(t *testing.T) []verdictDoc {
+func verdictCorpus(t *testing.T, c *corpusBuilder) {
 	t.Helper()
-	var out []verdictDoc
 	add := func(schema, from string, doc []byte) {
-		out = append(out, verdictDoc{schema: schema, from: from, doc: doc})
+		c.add(schema, from, func() []byte { return doc })
 	}
 	// Valid: what the generators make.
 	w, err := world.Generate(world.Options{Seed: 5, Scale: 0.2})
@@ -255,20 +257,20 @@ func verdictCorpus(t *testing.T) []verdictDoc {
 	for _, b := range bases {
 		var sites []site
 		walkDoc(schemas.MustLookup(b.schema), b.doc, "", func(s site) { sites = append(sites, s) })
-		broken := func(kind, path string, doc any) {
-			add(b.schema, kind+": "+b.from+" at "+path, encodeJSON(t, doc))
+		broken := func(kind, path string, doc func() any) {
+			c.add(b.schema, kind+": "+b.from+" at "+path, func() []byte { return encodeJSON(t, doc()) })
 		}
 		for _, s := range sites {
 			if everyWay[b.schema] {
 				for _, m := range mutations {
 					if v, ok := m.apply(s); ok {
-						broken(m.name, s.path, setAt(t, b.doc, s.path, v))
+						broken(m.name, s.path, func() any { return setAt(t, b.doc, s.path, v) })
 					}
 				}
 				if s.path != "" {
-					broken("null", s.path, setAt(t, b.doc, s.path, nil))
+					broken("null", s.path, func() any { return setAt(t, b.doc, s.path, nil) })
 					if parent := s.path[:strings.LastIndex(s.path, "/")]; isObjectAt(b.doc, parent) {
-						broken("removed", s.path, deleteAt(t, b.doc, s.path))
+						broken("removed", s.path, func() any { return deleteAt(t, b.doc, s.path) })
 					}
 				}
 			}
@@ -284,9 +286,11 @@ func verdictCorpus(t *testing.T) []verdictDoc {
 				}
 			}
 			edit := func(kind string, f func(o map[string]any)) {
-				o := cloneJSON(obj).(map[string]any)
-				f(o)
-				broken(kind, s.path, setAt(t, b.doc, s.path, o))
+				broken(kind, s.path, func() any {
+					o := cloneJSON(obj).(map[string]any)
+					f(o)
+					return setAt(t, b.doc, s.path, o)
+				})
 			}
 			valueOf := func(m string) any {
 				if v, ok := memberValues[s.schema.Name+"."+m]; ok {
@@ -320,13 +324,59 @@ func verdictCorpus(t *testing.T) []verdictDoc {
 			tx := b.doc.(map[string]any)
 			for _, typ := range types {
 				if typ != tx["type"] {
-					broken("type of another kind", "/type", setAt(t, b.doc, "/type", typ))
+					broken("type of another kind", "/type", func() any { return setAt(t, b.doc, "/type", typ) })
 				}
 			}
-			broken("command not an object", "/command", setAt(t, b.doc, "/command", "orderSubmission"))
+			broken("command not an object", "/command", func() any { return setAt(t, b.doc, "/command", "orderSubmission") })
 		}
 	}
-	return out
+}
+
+// corpusBuilder gathers the documents of a corpus as they are named, and
+// makes each (a copy of its base changed and encoded, the most of a
+// corpus's making) only when it is taken.
+type corpusBuilder struct {
+	named []namedDoc
+}
+
+// namedDoc is a document of a corpus, not yet made.
+type namedDoc struct {
+	schema, from string
+	make         func() []byte
+}
+
+func (c *corpusBuilder) add(schema, from string, make func() []byte) {
+	c.named = append(c.named, namedDoc{schema, from, make})
+}
+
+// docKind returns the kind of a document of a corpus: the mutation that
+// broke it ("type", "removed", ...), or how a valid one was made
+// ("generated transaction", "example").
+func docKind(from string) string {
+	kind, _, _ := strings.Cut(from, ":")
+	return kind
+}
+
+// docs makes the documents of the corpus, in order: every one when perKind
+// is 0; else, of each kind, at least min(its count, perKind/2) and at most
+// perKind of them, spread evenly over those of the kind. total is the count
+// of each kind in the whole corpus.
+func (c *corpusBuilder) docs(perKind int) (out []verdictDoc, total map[string]int) {
+	total = map[string]int{}
+	for _, d := range c.named {
+		total[docKind(d.from)]++
+	}
+	seen := map[string]int{}
+	for _, d := range c.named {
+		kind := docKind(d.from)
+		i := seen[kind]
+		seen[kind]++
+		if perKind > 0 && i%((total[kind]+perKind-1)/perKind) != 0 {
+			continue
+		}
+		out = append(out, verdictDoc{schema: d.schema, from: d.from, doc: d.make()})
+	}
+	return out, total
 }
 
 // isObjectAt reports whether the value at path in doc is an object.
