@@ -70,7 +70,7 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas bench-cli bench-conform fuzz load report-screenshot check-export clean
+.PHONY: all build dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas verdicts-full bench-cli bench-conform fuzz load report-screenshot check-export clean
 
 all: build
 
@@ -270,6 +270,16 @@ bench-schemas:
 	@$(MACHINE)
 	$(GO) test -run '^$$' -bench 'ValidateTransactionsResponse|ValidateNetworkParametersPage|ValidateTransactions$$' -benchmem ./schemas
 	$(GO) test -run '^$$' -bench 'GenerateThenValidate100k' -benchtime 1x -timeout 60m ./schemas
+	@$(MACHINE)
+
+## verdicts-full (not in CI; a minute or two): TestFastVerdictsMatchGojsonschema
+## with the values of every element of every array of its bases broken
+## (HARNESS_SCHEMA_EVERY_ELEMENT): make test breaks those of the first two
+## elements of each array and of its last, whose items have the same schema
+## (schemas/compiled_test.go, eachValue)
+verdicts-full:
+	@$(MACHINE)
+	HARNESS_SCHEMA_EVERY_ELEMENT=1 $(GO) test -count=1 -run '^TestFastVerdictsMatchGojsonschema$$' -timeout 30m ./schemas
 	@$(MACHINE)
 
 ## bench-cli: against harness serve (LOAD_SCALE), the whole conformance

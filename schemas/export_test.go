@@ -176,6 +176,17 @@ func (v *Validator) ValidateGojsonschema(doc []byte) error {
 	return v.validateGojsonschema(decoded)
 }
 
+// DecodeDocument decodes doc as Validate does before gojsonschema reads
+// it. The decoded document is only read: one may be given to several
+// validators.
+func DecodeDocument(doc []byte) (any, error) { return decodeDocument(doc) }
+
+// ValidateGojsonschemaDecoded is ValidateGojsonschema of a document
+// DecodeDocument decoded.
+func (v *Validator) ValidateGojsonschemaDecoded(decoded any) error {
+	return v.validateGojsonschema(decoded)
+}
+
 // LoadFromFiles compiles a validator of the schema at pointer in file, from
 // the given files (by file name, each with $id BaseURL + name) as they are,
 // in one piece: gojsonschema always, the fast path when it supports every

@@ -598,8 +598,17 @@ func floatPtr(v any) (*float64, error) {
 	return &f, nil
 }
 
+// pointerEscaper escapes a JSON pointer token (RFC 6901); a Replacer is
+// safe for concurrent use, and building one costs more than most of what
+// it replaces.
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// escapePointer escapes s as a token of a JSON pointer.
 func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return pointerEscaper.Replace(s)
 }
 
 // sortedKeys returns the keys of m in order.

@@ -59,3 +59,15 @@ func TestParseSpecKeywords(t *testing.T) {
 		})
 	}
 }
+
+// TestEscapePointer: a JSON pointer token escapes "~" before "/" (RFC 6901),
+// and a token with neither is itself.
+func TestEscapePointer(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "", "marketId": "marketId", "a/b": "a~1b", "a~b": "a~0b", "~/": "~0~1", "/~1": "~1~01", "é/é": "é~1é",
+	} {
+		if got := escapePointer(in); got != want {
+			t.Errorf("escapePointer(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

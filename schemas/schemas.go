@@ -34,6 +34,7 @@ type registry struct {
 	validators map[validatorKey]*Validator
 	specRaw    map[string][]byte // the files as the Spec profile reads them, built on first use
 	fast       map[Profile]*fastpath.Compiler
+	loaders    map[Profile]*gojsonschema.SchemaLoader // one per profile, its files parsed once
 }
 
 // validatorKey names one compiled validator.
@@ -113,9 +114,11 @@ func buildRegistry() (*registry, error) {
 }
 
 // newLoader returns a gojsonschema loader holding every schema file as the
-// profile reads it. Each compilation needs its own: gojsonschema pools the
-// root document under an empty reference, so a loader compiles one root
-// only. The caller holds reg.mu.
+// profile reads it. LoadProfile keeps one per profile and compiles each
+// definition from it by reference: a root given as a document would be
+// pooled under an empty reference, which a loader takes once only. So the
+// files are parsed once per profile, not once per definition (that was
+// five sixths of loading a validator). The caller holds reg.mu.
 func (reg *registry) newLoader(p Profile) (*gojsonschema.SchemaLoader, error) {
 	docs := reg.profileFiles(p)
 	l := gojsonschema.NewSchemaLoader()

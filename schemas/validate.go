@@ -53,12 +53,17 @@ func LoadProfile(name string, p Profile) (*Validator, error) {
 	if v, ok := reg.validators[key]; ok {
 		return v, nil
 	}
-	loader, err := reg.newLoader(p)
-	if err != nil {
-		return nil, err
+	loader := reg.loaders[p]
+	if loader == nil {
+		if loader, err = reg.newLoader(p); err != nil {
+			return nil, err
+		}
+		if reg.loaders == nil {
+			reg.loaders = map[Profile]*gojsonschema.SchemaLoader{}
+		}
+		reg.loaders[p] = loader
 	}
-	root := fmt.Sprintf(`{"$ref": %q}`, BaseURL+n.File+"#"+n.Pointer)
-	compiled, err := loader.Compile(gojsonschema.NewStringLoader(root))
+	compiled, err := loader.Compile(gojsonschema.NewReferenceLoader(BaseURL + n.File + "#" + n.Pointer))
 	if err != nil {
 		return nil, fmt.Errorf("compile schema %s (profile %s): %w", name, p, err)
 	}

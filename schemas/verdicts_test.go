@@ -27,6 +27,7 @@ type verdictDoc struct {
 	schema string // the definition it is checked against
 	from   string // how it was made, for failure messages and counts
 	doc    []byte
+	also   []string // the kinds of the same document made again, left out (withoutRepeatedMutants)
 }
 
 // TestVerdictsBeforeAndAfter gives every document of a corpus, valid and
@@ -48,20 +49,9 @@ type verdictDoc struct {
 // member, a second member, every member, an unknown member and a null
 // member; and transactions whose type names another kind.
 func TestVerdictsBeforeAndAfter(t *testing.T) {
-	corpus := verdictCorpus(t)
-	// Under the race detector, which slows gojsonschema tenfold, every
-	// valid document and one broken document in four.
-	stride := 1
-	if raceEnabled {
-		stride = 4
-		var kept []verdictDoc
-		for i, d := range corpus {
-			if !strings.Contains(d.from, ":") || i%stride == 0 {
-				kept = append(kept, d)
-			}
-		}
-		corpus = kept
-	}
+	var c corpusBuilder
+	verdictCorpus(t, &c)
+	corpus, total := c.docs(corpusSample())
 	before := map[schemas.Profile]*schemas.FilesValidator{}
 	for _, p := range schemas.Profiles() {
 		fv, err := schemas.LoadFiles(beforeFiles(t), p)
@@ -97,7 +87,7 @@ func TestVerdictsBeforeAndAfter(t *testing.T) {
 					verdicts["now, spec"] != verdicts["before, spec"] {
 					t.Errorf("%s: %s %.300s: verdicts differ: %v", d.from, d.schema, d.doc, verdicts)
 				}
-				kind, _, _ := strings.Cut(d.from, ":")
+				kind := docKind(d.from)
 				if ref {
 					counts.add("valid", 1)
 					counts.add("valid "+kind, 1)
@@ -113,17 +103,25 @@ func TestVerdictsBeforeAndAfter(t *testing.T) {
 			return
 		}
 		// The corpus must hold what the test says it holds.
-		for name, least := range map[string]int{
+		least := map[string]int{
 			"valid": 1500, "invalid": 4000,
 			"valid generated transaction": 1500, "valid example": 150,
 			"invalid no member": 100, "invalid second member": 500, "invalid every member": 100,
 			"invalid unknown member": 100, "invalid null member": 100, "invalid type of another kind": 100,
 			"invalid command not an object": 10, "invalid removed": 300, "invalid wrongly typed value": 500,
 			"invalid misspelt enum value": 50, "invalid unknown property in a closed object": 150, "invalid null": 300,
-		} {
-			if strings.HasPrefix(name, "invalid") {
-				least /= stride
+		}
+		if perKind := corpusSample(); perKind > 0 {
+			// Of each kind, valid or invalid as it comes.
+			least = sampleMinimums(total, perKind)
+			for kind, n := range least {
+				if counts.get("valid "+kind)+counts.get("invalid "+kind) < n {
+					t.Errorf("%d documents %s, want at least %d", counts.get("valid "+kind)+counts.get("invalid "+kind), kind, n)
+				}
 			}
+			least = map[string]int{"valid": least["generated transaction"] + least["example"], "invalid": 100}
+		}
+		for name, least := range least {
 			if got := counts.get(name); got < least {
 				t.Errorf("%d documents %s, want at least %d", got, name, least)
 			}
@@ -206,11 +204,10 @@ func (s *secondValidator) valid(t testing.TB, name string, doc []byte) bool {
 }
 
 // verdictCorpus builds the corpus TestVerdictsBeforeAndAfter checks.
-func verdictCorpus(t *testing.T) []verdictDoc {
+func verdictCorpus(t *testing.T, c *corpusBuilder) {
 	t.Helper()
-	var out []verdictDoc
 	add := func(schema, from string, doc []byte) {
-		out = append(out, verdictDoc{schema: schema, from: from, doc: doc})
+		c.add(schema, from, func() []byte { return doc })
 	}
 	// Valid: what the generators make.
 	w, err := world.Generate(world.Options{Seed: 5, Scale: 0.2})
@@ -255,20 +252,20 @@ func verdictCorpus(t *testing.T) []verdictDoc {
 	for _, b := range bases {
 		var sites []site
 		walkDoc(schemas.MustLookup(b.schema), b.doc, "", func(s site) { sites = append(sites, s) })
-		broken := func(kind, path string, doc any) {
-			add(b.schema, kind+": "+b.from+" at "+path, encodeJSON(t, doc))
+		broken := func(kind, path string, doc func() any) {
+			c.add(b.schema, kind+": "+b.from+" at "+path, func() []byte { return encodeJSON(t, doc()) })
 		}
 		for _, s := range sites {
 			if everyWay[b.schema] {
 				for _, m := range mutations {
 					if v, ok := m.apply(s); ok {
-						broken(m.name, s.path, setAt(t, b.doc, s.path, v))
+						broken(m.name, s.path, func() any { return setAt(t, b.doc, s.path, v) })
 					}
 				}
 				if s.path != "" {
-					broken("null", s.path, setAt(t, b.doc, s.path, nil))
+					broken("null", s.path, func() any { return setAt(t, b.doc, s.path, nil) })
 					if parent := s.path[:strings.LastIndex(s.path, "/")]; isObjectAt(b.doc, parent) {
-						broken("removed", s.path, deleteAt(t, b.doc, s.path))
+						broken("removed", s.path, func() any { return deleteAt(t, b.doc, s.path) })
 					}
 				}
 			}
@@ -284,9 +281,11 @@ func verdictCorpus(t *testing.T) []verdictDoc {
 				}
 			}
 			edit := func(kind string, f func(o map[string]any)) {
-				o := cloneJSON(obj).(map[string]any)
-				f(o)
-				broken(kind, s.path, setAt(t, b.doc, s.path, o))
+				broken(kind, s.path, func() any {
+					o := cloneJSON(obj).(map[string]any)
+					f(o)
+					return setAt(t, b.doc, s.path, o)
+				})
 			}
 			valueOf := func(m string) any {
 				if v, ok := memberValues[s.schema.Name+"."+m]; ok {
@@ -320,13 +319,87 @@ func verdictCorpus(t *testing.T) []verdictDoc {
 			tx := b.doc.(map[string]any)
 			for _, typ := range types {
 				if typ != tx["type"] {
-					broken("type of another kind", "/type", setAt(t, b.doc, "/type", typ))
+					broken("type of another kind", "/type", func() any { return setAt(t, b.doc, "/type", typ) })
 				}
 			}
-			broken("command not an object", "/command", setAt(t, b.doc, "/command", "orderSubmission"))
+			broken("command not an object", "/command", func() any { return setAt(t, b.doc, "/command", "orderSubmission") })
 		}
 	}
-	return out
+}
+
+// corpusBuilder gathers the documents of a corpus as they are named, and
+// makes each (a copy of its base changed and encoded, the most of a
+// corpus's making) only when it is taken.
+type corpusBuilder struct {
+	named []namedDoc
+}
+
+// namedDoc is a document of a corpus, not yet made.
+type namedDoc struct {
+	schema, from string
+	make         func() []byte
+}
+
+func (c *corpusBuilder) add(schema, from string, make func() []byte) {
+	c.named = append(c.named, namedDoc{schema, from, make})
+}
+
+// docKind returns the kind of a document of a corpus: the mutation that
+// broke it ("type", "removed", ...), or how a valid one was made
+// ("generated transaction", "example").
+func docKind(from string) string {
+	kind, _, _ := strings.Cut(from, ":")
+	return kind
+}
+
+// raceSamplePerKind is how many documents of each kind the verdict tests
+// check under the race detector with -short (make test's third pass),
+// which makes gojsonschema ten times slower: there they are there for
+// the validators' concurrent use (four shards at once, each page checked
+// on every core); make test's second pass checks every document, without
+// the detector.
+const raceSamplePerKind = 20
+
+// corpusSample returns how many documents of each kind the verdict tests
+// check: 0 for every one, raceSamplePerKind under the race detector with
+// -short.
+func corpusSample() int {
+	if raceEnabled && testing.Short() {
+		return raceSamplePerKind
+	}
+	return 0
+}
+
+// sampleMinimums returns, for a sample of perKind documents of each kind
+// (corpusBuilder.docs), the least number of each kind it must check.
+func sampleMinimums(total map[string]int, perKind int) map[string]int {
+	least := map[string]int{}
+	for kind, n := range total {
+		least[kind] = min(n, perKind/2)
+	}
+	return least
+}
+
+// docs makes the documents of the corpus, in order: every one when perKind
+// is 0; else, of each kind, at least min(its count, perKind/2) and at most
+// perKind of them, spread evenly over those of the kind. total is the count
+// of each kind in the whole corpus.
+func (c *corpusBuilder) docs(perKind int) (out []verdictDoc, total map[string]int) {
+	total = map[string]int{}
+	for _, d := range c.named {
+		total[docKind(d.from)]++
+	}
+	seen := map[string]int{}
+	for _, d := range c.named {
+		kind := docKind(d.from)
+		i := seen[kind]
+		seen[kind]++
+		if perKind > 0 && i%((total[kind]+perKind-1)/perKind) != 0 {
+			continue
+		}
+		out = append(out, verdictDoc{schema: d.schema, from: d.from, doc: d.make()})
+	}
+	return out, total
 }
 
 // isObjectAt reports whether the value at path in doc is an object.
