@@ -43,7 +43,11 @@ var binaryDirMade, mockStarted atomic.Bool
 
 // harnessBinary is the harness binary, built once per test binary (without
 // the race detector, so that subprocesses run at their real speed) into a
-// temporary directory that TestMain removes.
+// temporary directory that TestMain removes. It is built with the flags of
+// the docs examples' go commands (docBuildFlags): -trimpath keys the build
+// cache's entries without the checkout's directory, so that the examples'
+// clones reuse these packages (and the next checkout too), and -ldflags=-w
+// (no DWARF: nothing here runs a debugger) takes a third off each link.
 var harnessBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "harness-bin-")
 	if err != nil {
@@ -51,7 +55,7 @@ var harnessBinary = sync.OnceValues(func() (string, error) {
 	}
 	binaryDirMade.Store(true)
 	bin := filepath.Join(dir, "harness")
-	cmd := exec.Command(goTool(), "build", "-o", bin, ".")
+	cmd := exec.Command(goTool(), append([]string{"build"}, append(docBuildFlags, "-o", bin, ".")...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/harness: %w\n%s", err, out)
 	}
