@@ -121,9 +121,10 @@ lint:
 ##     code (the generator's workers, the parallel validator, the index's
 ##     parsers) runs under the detector, their long tests skip or shrink.
 ## Pass 2 runs beside passes 1 and 3, so that neither core waits while one
-## long package ends a pass; its output (written to a temporary file)
-## follows theirs (interrupted, make test stops it too). The target fails
-## when any pass fails.
+## long package ends a pass, one package at a time (-p 1: the cores are
+## the other passes' too), the self-tests first; its output (written to a
+## temporary file) follows theirs (interrupted, make test stops it too).
+## Each pass says how long it took; the target fails when any pass fails.
 ## The detector makes data-heavy tests five to ten times slower: with it
 ## on everything make test took 20 minutes on a loaded machine.
 VERDICT_PKGS = ./conformance/selftest ./conformance/model/agreement
@@ -133,15 +134,18 @@ test: lint
 	@$(MACHINE)
 	@set -u; pass2=$$(mktemp); p2=; trap 'rm -f $$pass2' EXIT; \
 	trap '[ -z "$$p2" ] || { pkill -P $$p2; kill $$p2; } 2>/dev/null; exit 130' INT TERM; \
-	echo "pass 2 (without the race detector: $(DATA_PKGS) $(VERDICT_PKGS)) runs beside passes 1 and 3; its output follows theirs"; \
-	$(GO) test -count=1 -timeout 20m $(DATA_PKGS) $(VERDICT_PKGS) > $$pass2 2>&1 & p2=$$!; \
-	failed=; \
-	echo "pass 1: $(GO) test -race -count=1 (every package but $(DATA_PKGS) $(VERDICT_PKGS))"; \
+	echo "pass 2 (without the race detector: $(VERDICT_PKGS) $(DATA_PKGS)) runs beside passes 1 and 3; its output follows theirs"; \
+	( start=$$(date +%s%N); $(GO) test -p 1 -count=1 -timeout 20m $(VERDICT_PKGS) $(DATA_PKGS) && ok=0 || ok=$$?; \
+	  echo "pass 2 took $$($(since))"; exit $$ok ) > $$pass2 2>&1 & p2=$$!; \
+	failed=; start=$$(date +%s%N); \
+	echo "pass 1: $(GO) test -race -count=1 (every package but $(VERDICT_PKGS) $(DATA_PKGS))"; \
 	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS) || failed="$$failed 1"; \
+	echo "pass 1 took $$($(since))"; start=$$(date +%s%N); \
 	echo "pass 3: $(GO) test -race -short -count=1 $(DATA_PKGS)"; \
 	$(GO) test -race -short -count=1 -timeout 20m $(DATA_PKGS) || failed="$$failed 3"; \
+	echo "pass 3 took $$($(since))"; \
 	wait $$p2 || failed="$$failed 2"; \
-	echo "pass 2: $(GO) test -count=1 $(DATA_PKGS) $(VERDICT_PKGS)"; cat $$pass2; \
+	echo "pass 2: $(GO) test -p 1 -count=1 $(VERDICT_PKGS) $(DATA_PKGS)"; cat $$pass2; \
 	$(MACHINE); \
 	if [ -n "$$failed" ]; then echo "make test: FAILED (pass$$failed)"; exit 1; fi
 
