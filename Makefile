@@ -150,11 +150,13 @@ test: lint
 	if [ -n "$$failed" ]; then echo "make test: FAILED (pass$$failed)"; exit 1; fi
 
 ## quick: the fast loop while working: every test with -short (the long
-## ones skip: subprocess builds, client generators, big worlds, the
-## self-tests' whole runs) and without the race detector; not what CI runs
+## ones skip or shrink: subprocess builds, client generators, big worlds,
+## the self-tests' whole runs, runs paced by the clock, the browser) and
+## without the race detector, four packages at a time (their tests wait on
+## subprocesses and clocks as much as they compute); not what CI runs
 quick:
 	@$(MACHINE)
-	$(GO) test -short -count=1 -timeout 10m $(PKGS)
+	$(GO) test -short -count=1 -p 4 -timeout 10m $(PKGS)
 	@$(MACHINE)
 
 ## test-profile: make test's tests (vet aside) as go test -json events,

@@ -353,18 +353,17 @@ func docKind(from string) string {
 }
 
 // raceSamplePerKind is how many documents of each kind the verdict tests
-// check under the race detector with -short (make test's third pass),
-// which makes gojsonschema ten times slower: there they are there for
-// the validators' concurrent use (four shards at once, each page checked
-// on every core); make test's second pass checks every document, without
-// the detector.
+// check with -short: under the race detector (make test's third pass),
+// which makes gojsonschema ten times slower, they are there for the
+// validators' concurrent use (four shards at once, each page checked on
+// every core), and without it (make quick) for a quick look; make test's
+// second pass checks every document, without the detector.
 const raceSamplePerKind = 20
 
 // corpusSample returns how many documents of each kind the verdict tests
-// check: 0 for every one, raceSamplePerKind under the race detector with
-// -short.
+// check: 0 for every one, raceSamplePerKind with -short.
 func corpusSample() int {
-	if raceEnabled && testing.Short() {
+	if testing.Short() {
 		return raceSamplePerKind
 	}
 	return 0

@@ -99,6 +99,9 @@ func silentURL(t *testing.T) string {
 // TestConformFailsFast: against what is not a deployment, harness conform
 // says in one line what is wrong and exits with 1, within seconds.
 func TestConformFailsFast(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: paced by the clock (deadlines, answers that never come)")
+	}
 	bin := mustHarnessBinary(t)
 	tests := []struct {
 		name string
@@ -144,6 +147,9 @@ func TestConformFailsFast(t *testing.T) {
 // rules not yet run skipped, exit 1; meanwhile the requests that time out
 // wait side by side, up to --concurrency.
 func TestConformRunDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: paced by the clock (deadlines, answers that never come)")
+	}
 	bin := mustHarnessBinary(t)
 	// A request counts as in flight for 900 ms after it arrives: within
 	// the client's 1 s timeout, however late the server sees it go.

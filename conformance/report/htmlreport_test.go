@@ -713,6 +713,9 @@ const chromiumHint = "chromium is not on the PATH: install it (Debian: apt-get i
 // screenshot there (make report-screenshot).
 func TestHTMLReportInBrowser(t *testing.T) {
 	shotFile := os.Getenv("REPORT_SCREENSHOT")
+	if testing.Short() && shotFile == "" {
+		t.Skip("-short: starts a browser (make test runs it)")
+	}
 	browser := ""
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {

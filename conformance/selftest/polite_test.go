@@ -77,6 +77,9 @@ func (a *arrivals) busiestSecond() (most, total int) {
 // TestRateLimitedMockPasses: a gateway that answers every 7th request with
 // 429 and Retry-After: 1 is waited for, and the run passes.
 func TestRateLimitedMockPasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: paced by the clock (rate limits, slow answers)")
+	}
 	t.Parallel()
 	var seen, limited atomic.Int64
 	srv := server(t, defect{wrap: func(inner http.Handler) http.Handler {
@@ -113,6 +116,9 @@ func TestRateLimitedMockPasses(t *testing.T) {
 // TestRateIsKept: with --rate 20 the server never sees more than 20
 // requests in any one second.
 func TestRateIsKept(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: paced by the clock (rate limits, slow answers)")
+	}
 	const rate = 20
 	var a arrivals
 	srv := server(t, defect{wrap: a.wrap})
@@ -137,6 +143,9 @@ func TestRateIsKept(t *testing.T) {
 // ends the run in bounded time with failures; the API key given by
 // --header reaches the server but never the console, JUnit or JSON report.
 func TestAlwaysRefusedEnds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: paced by the clock (rate limits, slow answers)")
+	}
 	t.Parallel()
 	const secret = "polite-test-secret-7f3a9c"
 	var seen, keyed atomic.Int64
@@ -181,6 +190,9 @@ func TestAlwaysRefusedEnds(t *testing.T) {
 
 // TestSlowMockPasses: answers that take 200 ms, within the timeout, pass.
 func TestSlowMockPasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: paced by the clock (rate limits, slow answers)")
+	}
 	t.Parallel()
 	const latency = 200 * time.Millisecond
 	var seen atomic.Int64

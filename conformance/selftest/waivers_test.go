@@ -88,6 +88,9 @@ func TestRealNetworkWaivers(t *testing.T) {
 // waiver fails the run (1) even when every rule passes, a waiver naming
 // no rule of the suite is a wrong command line (2).
 func TestWaiverFileErrors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs harness conform six times")
+	}
 	t.Parallel()
 	srv := server(t, defect{})
 	dir := t.TempDir()
