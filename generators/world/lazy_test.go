@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chaindata/harness/generators/records"
+	"github.com/chaindata/harness/internal/race"
 )
 
 // lazyPair generates the same world twice, in memory and lazily.
@@ -27,7 +28,7 @@ func lazyPair(t *testing.T, seed int64, scale float64) (eager, lazy *World) {
 // raceShort is -short under the race detector: make test's third pass,
 // where the tests run the generator's concurrent code on small worlds (make
 // test's second pass runs them in full, without the detector).
-func raceShort() bool { return testing.Short() && raceEnabled }
+func raceShort() bool { return testing.Short() && race.Enabled }
 
 // someLazyWorlds returns the first n of lazyWorlds, or the two smallest
 // (100 and 500 transactions) under -race -short.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/chaindata/harness/conformance/model"
+	"github.com/chaindata/harness/internal/race"
 	"github.com/chaindata/harness/mockserver/mocktest"
 )
 
@@ -39,7 +40,7 @@ func httpFetch(base string) model.Fetch {
 func TestOracleAgreesWithTheMock(t *testing.T) {
 	srv := mocktest.New(t, mocktest.Options{Seed: 7})
 	queries := 400
-	if raceEnabled {
+	if race.Enabled {
 		queries = 100
 	}
 	fetch := httpFetch(srv.URL)

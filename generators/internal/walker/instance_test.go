@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/chaindata/harness/internal/race"
 	"github.com/chaindata/harness/schemas"
 )
 
 // TestInstanceValidatesForEverySchema generates several instances of every
 // definition and validates each against its schema.
 func TestInstanceValidatesForEverySchema(t *testing.T) {
-	if testing.Short() && raceEnabled {
+	if testing.Short() && race.Enabled {
 		// The walker runs on one goroutine: the detector has nothing of its
 		// own to watch here (the validator's is the schemas package's), and
 		// make test runs this test in full without it.

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/chaindata/harness/internal/race"
 )
 
 // BaseURL is the base the test files' $id names, as the schemas' own.
@@ -302,7 +304,7 @@ func TestFastRegexpAgreesWithRegexp(t *testing.T) {
 	// -short up to three. Under the race detector with -short (make test's
 	// third pass) not at all: a compiled DFA is only read, there is nothing
 	// concurrent to watch, and make test's second pass runs it in full.
-	if testing.Short() && raceEnabled {
+	if testing.Short() && race.Enabled {
 		t.Skip("-short under the race detector: nothing concurrent; make test runs it without the detector")
 	}
 	longest := 5
