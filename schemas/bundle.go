@@ -19,8 +19,8 @@ const draft07 = "http://json-schema.org/draft-07/schema#"
 // reference to the definition itself becomes "#"). No $ref points into
 // another file, so any draft-07 validator (Python's jsonschema, ajv) loads it
 // alone. It is the Reference profile: the files as written, with their
-// x-spec-fields and x-spec-oneof annotations kept (validators ignore
-// unknown keywords; ajv's strict mode wants them declared).
+// x-spec-* annotations kept (validators ignore unknown keywords; ajv's
+// strict mode wants them declared).
 func Standalone(name string) ([]byte, error) {
 	reg, err := theRegistry()
 	if err != nil {

@@ -222,7 +222,7 @@ func fastCorpus(t *testing.T, c *corpusBuilder) {
 			c.add(b.schema, kind+": "+b.from+" at "+path, func() []byte { return encodeJSON(t, doc()) })
 		}
 		schemaAt := map[string]*schemas.Node{}
-		walkSites(schemas.MustLookup(b.schema), b.doc, "", false, func(s site) { schemaAt[s.path] = s.schema })
+		walkSites(schemas.MustLookup(b.schema), b.doc, "", false, "", func(s site) { schemaAt[s.path] = s.schema })
 		eachValue(b.doc, "", everyElement, func(path string, v any) {
 			for _, m := range fastMutations(v, schemaAt[path]) {
 				add(m.kind, path, func() any { return setAt(t, b.doc, path, m.value) })

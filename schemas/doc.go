@@ -19,9 +19,10 @@
 //     gives the violations (README.md, "Validation: the fast path").
 //   - LoadProfile(name, p) gives the validator of one profile: Reference
 //     (the files as written, strict: what the mock writes) or Spec (derived
-//     from the same files by their x-spec-fields and x-spec-oneof
-//     annotations: only what the spec states). Load(name) is the Reference
-//     profile; Validate(name, p, doc) loads and validates in one call.
+//     from the same files by their x-spec-fields, x-spec-oneof,
+//     x-spec-types and x-spec-pattern annotations: only what the spec
+//     states). Load(name) is the Reference profile; Validate(name, p,
+//     doc) loads and validates in one call.
 //   - Lookup(name) gives the parsed definition as a Node tree with its
 //     references resolved and property order kept, for code that walks the
 //     schemas (data generators, the OpenAPI export).

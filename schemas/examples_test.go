@@ -500,21 +500,24 @@ type site struct {
 	// spec is true when the spec shows the value: every property on the way
 	// from the root is in its object's x-spec-fields.
 	spec bool
+	// specType is the spec's type of the value when its object's
+	// x-spec-types names it ("uint64", "int64", ...), else "".
+	specType string
 }
 
 // walkDoc visits every value of doc that schema n constrains, parents before
 // children. It does not descend into Opaque objects, nor visit values nothing
 // constrains: ethOracle args items and the extra fields of an ErrorDetail.
 func walkDoc(n *schemas.Node, v any, path string, visit func(site)) {
-	walkSites(n, v, path, true, visit)
+	walkSites(n, v, path, true, "", visit)
 }
 
-func walkSites(n *schemas.Node, v any, path string, spec bool, visit func(site)) {
+func walkSites(n *schemas.Node, v any, path string, spec bool, specType string, visit func(site)) {
 	n, nullable := effectiveSchema(n, v)
 	if unconstrained(n) {
 		return
 	}
-	visit(site{path: path, value: v, schema: n, nullable: nullable, spec: spec})
+	visit(site{path: path, value: v, schema: n, nullable: nullable, spec: spec, specType: specType})
 	if n.IsOpaque() {
 		return
 	}
@@ -527,7 +530,7 @@ func walkSites(n *schemas.Node, v any, path string, spec bool, visit func(site))
 		sort.Strings(keys)
 		for _, k := range keys {
 			if p := n.Property(k); p != nil {
-				walkSites(p, x[k], path+"/"+escapeToken(k), spec && n.IsSpecField(k), visit)
+				walkSites(p, x[k], path+"/"+escapeToken(k), spec && n.IsSpecField(k), n.SpecTypes[k], visit)
 			}
 		}
 	case []any:
@@ -535,7 +538,7 @@ func walkSites(n *schemas.Node, v any, path string, spec bool, visit func(site))
 			return
 		}
 		for i, e := range x {
-			walkSites(n.Items, e, path+"/"+strconv.Itoa(i), spec, visit)
+			walkSites(n.Items, e, path+"/"+strconv.Itoa(i), spec, "", visit)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package schemas
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/xeipuuv/gojsonschema"
@@ -23,7 +24,7 @@ var unannotated = sync.OnceValue(func() map[string][]byte {
 })
 
 // LoadWithoutAnnotations compiles the named definition from the embedded
-// files with the x-spec-fields and x-spec-oneof keywords taken out: the
+// files with the x-spec-* keywords taken out: the
 // schemas as they were before the profiles. Its errors are labelled with the
 // Reference profile, so that they compare with LoadProfile(name, Reference).
 func LoadWithoutAnnotations(name string) (*Validator, error) {
@@ -55,7 +56,7 @@ func withoutAnnotations(v any) any {
 	case *orderedObject:
 		out := newObj()
 		for _, k := range t.keys {
-			if k == "x-spec-fields" || k == "x-spec-oneof" {
+			if strings.HasPrefix(k, "x-spec-") {
 				continue
 			}
 			out.set(k, withoutAnnotations(t.vals[k]))

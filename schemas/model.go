@@ -73,7 +73,22 @@ type Node struct {
 	// exactly one member of the node's oneOf is set, so the spec profile
 	// keeps the oneOf; every other oneOf is dropped there.
 	SpecOneOf bool
+	// SpecTypes holds the keyword x-spec-types: for a property the spec
+	// shows whose schema here says more than the spec's type of it, that
+	// type ("string", "int32", "int64", "uint64" or "double"), which is
+	// all the spec profile checks of the property. Nil when absent.
+	SpecTypes map[string]string
+	// SpecPattern holds the keyword x-spec-pattern when HasSpecPattern is
+	// true: the part of Pattern the spec itself states, which the spec
+	// profile checks in its place ("" for none: the pattern is the
+	// reference's alone).
+	SpecPattern    string
+	HasSpecPattern bool
 }
+
+// SpecTypeNames are the values of x-spec-types: the spec's types of a
+// field whose reference schema says more.
+var SpecTypeNames = []string{"string", "int32", "int64", "uint64", "double"}
 
 // Property is a named property of an object schema, in file order.
 type Property struct {
@@ -387,7 +402,7 @@ var knownKeywords = map[string]bool{
 	"dependencies": true, "propertyNames": true,
 	// The harness's own annotations, which derive the spec profile from the
 	// same files (see Profile).
-	"x-spec-fields": true, "x-spec-oneof": true,
+	"x-spec-fields": true, "x-spec-oneof": true, "x-spec-types": true, "x-spec-pattern": true,
 }
 
 type parser struct {
@@ -470,6 +485,17 @@ func (p *parser) parse(v any, pointer string) (*Node, error) {
 				return nil, fmt.Errorf("%s#%s: x-spec-oneof must be a boolean", p.file, at)
 			}
 			n.SpecOneOf = b
+		case "x-spec-types":
+			n.SpecTypes, err = specTypeMap(val)
+			if err != nil {
+				return nil, fmt.Errorf("%s#%s: %w", p.file, at, err)
+			}
+		case "x-spec-pattern":
+			s, isStr := val.(string)
+			if !isStr {
+				return nil, fmt.Errorf("%s#%s: x-spec-pattern must be a string", p.file, at)
+			}
+			n.SpecPattern, n.HasSpecPattern = s, true
 		case "additionalProperties":
 			b, isBool := val.(bool)
 			if !isBool {
@@ -543,6 +569,16 @@ func (p *parser) parse(v any, pointer string) (*Node, error) {
 	if n.SpecOneOf && len(n.OneOf) == 0 {
 		return nil, fmt.Errorf("%s#%s: x-spec-oneof without a oneOf", p.file, pointer)
 	}
+	for _, name := range sortedKeys(n.SpecTypes) {
+		if !n.IsSpecField(name) {
+			// The spec profile accepts anything at a field it does not
+			// show: a type for it would say nothing.
+			return nil, fmt.Errorf("%s#%s: x-spec-types names %q, which x-spec-fields does not list", p.file, pointer, name)
+		}
+	}
+	if n.HasSpecPattern && n.Pattern == "" {
+		return nil, fmt.Errorf("%s#%s: x-spec-pattern without a pattern", p.file, pointer)
+	}
 	if len(n.Dependencies) > 0 && n.KeyedGroup() == nil {
 		// The spec profile and the OpenAPI export read dependencies as
 		// an exclusive group and nothing else.
@@ -569,6 +605,24 @@ func stringList(v any) ([]string, error) {
 		}
 		seen[s] = true
 		out = append(out, s)
+	}
+	return out, nil
+}
+
+// specTypeMap decodes x-spec-types: an object of property names to spec
+// types.
+func specTypeMap(v any) (map[string]string, error) {
+	obj, ok := v.(*orderedObject)
+	if !ok {
+		return nil, fmt.Errorf("x-spec-types must be an object, got %v", v)
+	}
+	out := make(map[string]string, len(obj.keys))
+	for _, name := range obj.keys {
+		t, _ := obj.vals[name].(string)
+		if !slices.Contains(SpecTypeNames, t) {
+			return nil, fmt.Errorf("x-spec-types: %q has type %v, want one of %v", name, obj.vals[name], SpecTypeNames)
+		}
+		out[name] = t
 	}
 	return out, nil
 }

@@ -39,6 +39,15 @@ func TestParseSpecKeywords(t *testing.T) {
 		{"oneof not a boolean", `{"x-spec-oneof": "yes", "oneOf": [{}]}`, nil, false, false, "x-spec-oneof must be a boolean"},
 		{"oneof without oneOf", `{"x-spec-oneof": true}`, nil, false, false, "x-spec-oneof without a oneOf"},
 		{"misspelt keyword", `{"x-spec-field": ["a"]}`, nil, false, false, `unknown keyword "x-spec-field"`},
+		{"types", `{"x-spec-fields": ["a"], "x-spec-types": {"a": "uint64"}, "properties": {"a": {}}}`, []string{"a"}, true, false, ""},
+		{"types not an object", `{"x-spec-fields": ["a"], "x-spec-types": ["a"]}`, nil, false, false, "x-spec-types must be an object"},
+		{"type unknown", `{"x-spec-fields": ["a"], "x-spec-types": {"a": "int16"}}`, nil, false, false, `"a" has type int16`},
+		{"type not a string", `{"x-spec-fields": ["a"], "x-spec-types": {"a": 64}}`, nil, false, false, `"a" has type 64`},
+		{"type of a field the spec does not show", `{"x-spec-fields": ["a"], "x-spec-types": {"b": "string"}}`, nil, false, false, `x-spec-types names "b"`},
+		{"type without x-spec-fields", `{"x-spec-types": {"b": "string"}}`, nil, false, false, `x-spec-types names "b"`},
+		{"pattern", `{"type": "string", "pattern": "^a$", "x-spec-pattern": ""}`, nil, false, false, ""},
+		{"pattern not a string", `{"pattern": "^a$", "x-spec-pattern": false}`, nil, false, false, "x-spec-pattern must be a string"},
+		{"pattern without a pattern", `{"type": "string", "x-spec-pattern": "^a$"}`, nil, false, false, "x-spec-pattern without a pattern"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,5 +78,27 @@ func TestEscapePointer(t *testing.T) {
 		if got := escapePointer(in); got != want {
 			t.Errorf("escapePointer(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestParseSpecTypesAndPattern: the parsed values of x-spec-types and
+// x-spec-pattern.
+func TestParseSpecTypesAndPattern(t *testing.T) {
+	n, err := parseSchema(t, `{"type": "object", "x-spec-fields": ["a", "b"], "x-spec-types": {"a": "uint64", "b": "string"},
+		"properties": {"a": {}, "b": {"type": "string", "pattern": "^x$", "x-spec-pattern": "^[xX]$"}, "c": {"pattern": "^y$", "x-spec-pattern": ""}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"a": "uint64", "b": "string"}; !reflect.DeepEqual(n.SpecTypes, want) {
+		t.Errorf("SpecTypes %v, want %v", n.SpecTypes, want)
+	}
+	if b := n.Property("b"); !b.HasSpecPattern || b.SpecPattern != "^[xX]$" {
+		t.Errorf("b: HasSpecPattern %v SpecPattern %q", b.HasSpecPattern, b.SpecPattern)
+	}
+	if c := n.Property("c"); !c.HasSpecPattern || c.SpecPattern != "" {
+		t.Errorf("c: HasSpecPattern %v SpecPattern %q", c.HasSpecPattern, c.SpecPattern)
+	}
+	if a := n.Property("a"); a.HasSpecPattern || a.SpecTypes != nil {
+		t.Errorf("a: HasSpecPattern %v SpecTypes %v, want neither", a.HasSpecPattern, a.SpecTypes)
 	}
 }

@@ -54,9 +54,10 @@ const componentPrefix = "#/components/schemas/"
 //     "result-code") moves to "x-harness-format". A string keeps its
 //     format unless a generator decodes it into a type that refuses some
 //     valid values (see refusedByGenerators).
-//   - The annotations the spec profile is derived from, x-spec-fields and
-//     x-spec-oneof, are kept as the extensions of the same names. The
-//     document describes the reference profile.
+//   - The annotations the spec profile is derived from, x-spec-fields,
+//     x-spec-oneof, x-spec-types and x-spec-pattern, are kept as the
+//     extensions of the same names. The document describes the reference
+//     profile.
 //
 // Generators ignore the extensions; the harness validator, which reads the
 // draft-07 files, enforces every rule in them.
@@ -297,6 +298,9 @@ func openAPISchema(n *Node) (*orderedObject, error) {
 	if n.Pattern != "" {
 		out.set("pattern", n.Pattern)
 	}
+	if n.HasSpecPattern {
+		out.set("x-spec-pattern", n.SpecPattern)
+	}
 	switch {
 	case len(n.Enum) > 0:
 		out.set("enum", append([]any(nil), n.Enum...))
@@ -337,6 +341,15 @@ func openAPISchema(n *Node) (*orderedObject, error) {
 	}
 	if n.HasSpecFields {
 		out.set("x-spec-fields", stringsToAny(n.SpecFields))
+	}
+	if len(n.SpecTypes) > 0 {
+		types := newObj()
+		for _, f := range n.SpecFields {
+			if t, ok := n.SpecTypes[f]; ok {
+				types.set(f, t)
+			}
+		}
+		out.set("x-spec-types", types)
 	}
 	if n.Items != nil {
 		s, err := openAPISchema(n.Items)

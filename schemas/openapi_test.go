@@ -427,6 +427,18 @@ func TestOpenAPISpecExtensions(t *testing.T) {
 		{"InstrumentConfiguration", []any{"name", "code", "future", "perpetual"}, true},
 		{"Game", []any{"epoch", "id", "participants", "rewardAssetId", "individual", "team"}, false},
 	}
+	// x-spec-types and x-spec-pattern too.
+	if got := doc.Components.Schemas["Transaction"].Value.Extensions["x-spec-types"]; !reflect.DeepEqual(got, map[string]any{"block": "uint64", "code": "int64"}) {
+		t.Errorf("Transaction x-spec-types = %#v", got)
+	}
+	for name, want := range map[string]string{"BlockHash": "", "HexBytes": "^([0-9a-fA-F]{2})*$"} {
+		if got, ok := doc.Components.Schemas[name].Value.Extensions["x-spec-pattern"]; !ok || got != want {
+			t.Errorf("%s x-spec-pattern = %#v (present %v), want %q", name, got, ok, want)
+		}
+	}
+	if _, ok := doc.Components.Schemas["EthAddress"].Value.Extensions["x-spec-pattern"]; ok {
+		t.Error("EthAddress has an x-spec-pattern: the spec states its pattern")
+	}
 	for _, tc := range tests {
 		t.Run(tc.schema, func(t *testing.T) {
 			s := doc.Components.Schemas[tc.schema].Value

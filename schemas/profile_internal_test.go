@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -64,6 +65,24 @@ func TestDeriveSpecRules(t *testing.T) {
 				"b": {"anyOf": [{"$ref": "#/definitions/B"}, {"type": "null"}]}, "c": {"enum": ["X"]}}}`,
 			`{"x-spec-fields": ["a", "b"], "properties": {"a": {"type": "string", "format": "uri", "pattern": "^h", "minLength": 1},
 				"b": {"anyOf": [{"$ref": "#/definitions/B"}, {"type": "null"}]}, "c": {}}}`},
+		{"x-spec-pattern takes the pattern's place",
+			`{"type": "string", "pattern": "^[0-9a-f]{2}$", "x-spec-pattern": "^[0-9a-fA-F]*$", "format": "hex"}`,
+			`{"type": "string", "pattern": "^[0-9a-fA-F]*$", "x-spec-pattern": "^[0-9a-fA-F]*$", "format": "hex"}`},
+		{"an empty x-spec-pattern drops the pattern",
+			`{"type": "string", "pattern": "^[0-9a-f]{64}$", "x-spec-pattern": "", "minLength": 1}`,
+			`{"type": "string", "x-spec-pattern": "", "minLength": 1}`},
+		{"x-spec-types replaces a field's schema by its spec type",
+			`{"x-spec-fields": ["s", "i", "d", "k"], "x-spec-types": {"s": "string", "i": "int32", "d": "double"},
+				"properties": {"s": {"$ref": "#/definitions/Hex"}, "i": {"type": "integer", "minimum": 1}, "d": {"type": "number", "minimum": 0}, "k": {"pattern": "^a$"}}}`,
+			`{"x-spec-fields": ["s", "i", "d", "k"], "x-spec-types": {"s": "string", "i": "int32", "d": "double"},
+				"properties": {"s": {"description": "A string (the spec's type).", "type": "string"},
+				"i": {"description": "A JSON integer within int32 (the spec's type).", "type": "integer", "minimum": -2147483648, "maximum": 2147483647},
+				"d": {"description": "A JSON number (the spec's double).", "type": "number"}, "k": {"pattern": "^a$"}}}`},
+		{"a rule reads a field the spec types int64 in both encodings",
+			`{"x-spec-fields": ["n", "m"], "x-spec-types": {"n": "int64"}, "properties": {"n": {}, "m": {}}, "allOf": [
+				{"if": {"required": ["n"], "properties": {"n": {"not": {"const": "0"}}, "m": {"const": "7"}}}, "then": {"properties": {"n": {"enum": ["1", "x"]}}}}]}`,
+			`{"x-spec-fields": ["n", "m"], "x-spec-types": {"n": "int64"}, "properties": {"n": NSCHEMA, "m": {}}, "allOf": [
+				{"if": {"required": ["n"], "properties": {"n": {"not": {"enum": ["0", 0]}}, "m": {"const": "7"}}}, "then": {"properties": {"n": {"enum": ["1", 1, "x"]}}}}]}`},
 		{"a schema without x-spec-fields keeps its required and properties",
 			`{"required": ["a"], "properties": {"a": {"const": 1}}}`,
 			`{"required": ["a"], "properties": {"a": {"const": 1}}}`},
@@ -76,13 +95,71 @@ func TestDeriveSpecRules(t *testing.T) {
 			}
 			before := render(in)
 			got := render(deriveSpec(in))
-			if want := canonical(t, tc.want); got != want {
+			if want := canonical(t, strings.ReplaceAll(tc.want, "NSCHEMA", render(specTypeSchema("int64")))); got != want {
 				t.Errorf("got\n%s\nwant\n%s", got, want)
 			}
 			if render(in) != before {
 				t.Error("the derivation changed its input")
 			}
 		})
+	}
+}
+
+// TestSpecTypeSchemas: the schema of each spec type, with the digit
+// patterns of the Uint64 and Int64 definitions.
+func TestSpecTypeSchemas(t *testing.T) {
+	reg := mustRegistry()
+	for _, tc := range []struct{ typ, types, pattern, min, max string }{
+		{"string", `"string"`, "", "", ""},
+		{"double", `"number"`, "", "", ""},
+		{"int32", `"integer"`, "", "-2147483648", "2147483647"},
+		{"int64", `["string","integer"]`, reg.defs["Int64"].Pattern, "-9223372036854775808", "9223372036854775807"},
+		{"uint64", `["string","integer"]`, reg.defs["Uint64"].Pattern, "0", "18446744073709551615"},
+	} {
+		s := specTypeSchema(tc.typ)
+		if got := render(s.vals["type"]); got != tc.types {
+			t.Errorf("%s: type %s, want %s", tc.typ, got, tc.types)
+		}
+		if got, _ := s.vals["pattern"].(string); got != tc.pattern {
+			t.Errorf("%s: pattern %q, want %q", tc.typ, got, tc.pattern)
+		}
+		for k, want := range map[string]string{"minimum": tc.min, "maximum": tc.max} {
+			if got := fmtNumber(s.vals[k]); got != want {
+				t.Errorf("%s: %s %q, want %q", tc.typ, k, got, want)
+			}
+		}
+		if d, _ := s.vals["description"].(string); !strings.Contains(d, tc.typ) && tc.typ != "string" {
+			t.Errorf("%s: description %q does not name the type", tc.typ, d)
+		}
+	}
+	if reg.defs["Uint64"].Pattern == "" || reg.defs["Int64"].Pattern == "" {
+		t.Fatal("the digit patterns are empty")
+	}
+}
+
+// fmtNumber writes a JSON number value, or "" for none.
+func fmtNumber(v any) string {
+	if n, ok := v.(json.Number); ok {
+		return n.String()
+	}
+	return ""
+}
+
+// TestDigitNumber: only strings of decimal digits, with a leading minus
+// at most, stand for a number.
+func TestDigitNumber(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		want string
+		ok   bool
+	}{
+		{"0", "0", true}, {"-7", "-7", true}, {"123", "123", true},
+		{"", "", false}, {"-", "", false}, {"1.5", "", false}, {"1-", "", false}, {"x1", "", false}, {7, "", false},
+	} {
+		got, ok := digitNumber(tc.in)
+		if ok != tc.ok || string(got) != tc.want {
+			t.Errorf("digitNumber(%#v) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
 	}
 }
 
@@ -109,7 +186,7 @@ func canonical(t *testing.T, s string) string {
 // fields, and the originals untouched.
 func TestDerivedSpecFiles(t *testing.T) {
 	reg := mustRegistry()
-	objects := 0
+	objects, patterns, typed := 0, 0, 0
 	for _, name := range reg.fileNames {
 		before := render(reg.trees[name])
 		derived := deriveSpec(reg.trees[name])
@@ -125,6 +202,21 @@ func TestDerivedSpecFiles(t *testing.T) {
 				}
 				if _, ok := x.vals["oneOf"]; ok && x.vals["x-spec-oneof"] != true {
 					t.Errorf("%s#%s: a oneOf the spec does not state", name, at)
+				}
+				if sp, ok := x.vals["x-spec-pattern"].(string); ok {
+					patterns++
+					if got, _ := x.vals["pattern"].(string); got != sp {
+						t.Errorf("%s#%s: pattern %q, want the spec's %q", name, at, got, sp)
+					}
+				}
+				if types, ok := x.vals["x-spec-types"].(*orderedObject); ok {
+					props := x.vals["properties"].(*orderedObject)
+					for _, field := range types.keys {
+						typed++
+						if got, want := render(props.vals[field]), render(specTypeSchema(types.vals[field].(string))); got != want {
+							t.Errorf("%s#%s: property %s is %s, want %s", name, at, field, got, want)
+						}
+					}
 				}
 				if fields, ok := specFieldSet(x); ok {
 					objects++
@@ -162,8 +254,8 @@ func TestDerivedSpecFiles(t *testing.T) {
 			t.Errorf("%s: $id %v, want the file's own", name, id)
 		}
 	}
-	if objects < 100 {
-		t.Errorf("only %d annotated objects found in the derived files", objects)
+	if objects < 100 || patterns < 30 || typed < 49 {
+		t.Errorf("only %d annotated objects, %d spec patterns and %d spec types found in the derived files", objects, patterns, typed)
 	}
 	// The parsed definitions keep their reference meaning.
 	if tx := reg.defs["Transaction"]; len(tx.Required) != 12 || tx.AdditionalProperties || len(tx.AllOf) != 12 {

@@ -93,7 +93,7 @@ func TestLoadProfile(t *testing.T) {
 // TestValidateNamesTheProfile checks the convenience function and that a
 // ValidationError says which profile it comes from.
 func TestValidateNamesTheProfile(t *testing.T) {
-	doc := encodeJSON(t, setAt(t, exampleDoc(t, "CoreSnapshot.json"), "/blockHash", "XYZ"))
+	doc := encodeJSON(t, setAt(t, exampleDoc(t, "CoreSnapshot.json"), "/blockHash", json.Number("12")))
 	for _, p := range schemas.Profiles() {
 		t.Run(string(p), func(t *testing.T) {
 			err := schemas.Validate("CoreSnapshot", p, doc)
@@ -263,12 +263,32 @@ func TestSpecProfileAcceptsWhatTheSpecDoesNotState(t *testing.T) {
 // and limits hold.
 func TestSpecProfileEnforcesWhatTheSpecStates(t *testing.T) {
 	checkProfileCases(t, []profileCase{
-		{name: "block as a number, not a digit string", schema: "Transaction", file: "Transaction.json",
-			edits: []edit{set("/block", json.Number("45120415"))}, specAt: "/block", specHas: "invalid_type"},
+		{name: "block as a boolean", schema: "Transaction", file: "Transaction.json",
+			edits: []edit{set("/block", true)}, specAt: "/block", specHas: "invalid_type"},
 		{name: "block that is not a uint64", schema: "Transaction", file: "Transaction.json",
 			edits: []edit{set("/block", "-1")}, specAt: "/block", specHas: "pattern"},
-		{name: "code as a string", schema: "Transaction", file: "Transaction.json",
-			edits: []edit{set("/code", "0")}, specAt: "/code", specHas: "invalid_type"},
+		{name: "block as a negative JSON integer", schema: "Transaction", file: "Transaction.json",
+			edits: []edit{set("/block", json.Number("-1"))}, specAt: "/block", specHas: "number_gte"},
+		{name: "code as a string that is not a number", schema: "Transaction", file: "Transaction.json",
+			edits: []edit{set("/code", "zero")}, specAt: "/code", specHas: "pattern"},
+		{name: "snapshot blockHeight (a string in the spec) as a JSON integer", schema: "CoreSnapshot", file: "CoreSnapshot.json",
+			edits: []edit{set("/blockHeight", json.Number("12"))}, specAt: "/blockHeight", specHas: "invalid_type"},
+		{name: "snapshot blockHeight that is not a number", schema: "CoreSnapshot", file: "CoreSnapshot.json",
+			edits: []edit{set("/blockHeight", "twelve")}, specAt: "/blockHeight", specHas: "pattern"},
+		{name: "signature value that is not hex", schema: "Signature", file: "Signature.json",
+			edits: []edit{set("/value", "zz")}, specAt: "/value", specHas: "pattern"},
+		{name: "signature value of an odd number of hex digits", schema: "Signature", file: "Signature.json",
+			edits: []edit{set("/value", "abc")}, specAt: "/value", specHas: "pattern"},
+		{name: "country that is not an ISO 3166-1 alpha-2 code", schema: "AnnounceNode", file: "AnnounceNode.json",
+			edits: []edit{set("/country", "Germany")}, specAt: "/country"},
+		{name: "avatarUrl that is not a URL", schema: "AnnounceNode", file: "AnnounceNode.json",
+			edits: []edit{set("/avatarUrl", "not a url")}, specAt: "/avatarUrl"},
+		{name: "amount that is not a number", schema: "NewTransferConfiguration", file: "NewTransferConfiguration.oneOff.json",
+			edits: []edit{set("/amount", "lots")}, specAt: "/amount", specHas: "pattern"},
+		{name: "price that is not an unsigned integer", schema: "OrderSubmission", file: "OrderSubmission.json",
+			edits: []edit{set("/price", "1.5")}, specAt: "/price", specHas: "pattern"},
+		{name: "fraction above 1", schema: "LiquidationStrategy", file: "LiquidationStrategy.json",
+			edits: []edit{set("/disposalFraction", "1.5")}, specAt: "/disposalFraction", specHas: "pattern"},
 		{name: "transaction without a command", schema: "Transaction", file: "Transaction.json",
 			edits: []edit{del("/command")}, specAt: "/command", specHas: "required"},
 		{name: "transaction without a block", schema: "ListTransactionsResponse", file: "ListTransactionsResponse.json",
@@ -398,6 +418,17 @@ func TestSpecProfileMutations(t *testing.T) {
 					if !ok {
 						continue
 					}
+					// At a field the spec types uint64 or int64 a number
+					// and a digit string are the two encodings of a value
+					// (TestSpecIntegerEncodings): the wrong type there is
+					// a boolean.
+					integerSite := s.specType == "uint64" || s.specType == "int64"
+					if m.name == "wrongly typed value" && integerSite {
+						broken = true
+						if s.spec {
+							counts.add("wrongly typed integer", 1)
+						}
+					}
 					got := violationsOf(t, v, encodeJSON(t, setAt(t, ex.doc, s.path, broken)))
 					wantRejected := s.spec && m.name != "unknown property in a closed object"
 					counts.add(fmt.Sprintf("%s/%v", m.name, wantRejected), 1)
@@ -419,6 +450,7 @@ func TestSpecProfileMutations(t *testing.T) {
 			"unknown property in a closed object/false",
 			"wrongly typed value/true", "wrongly typed value/false",
 			"misspelt enum value/true", "misspelt enum value/false",
+			"wrongly typed integer",
 		} {
 			if n := counts.get(key); n < 10 {
 				t.Errorf("%s: only %d mutations ran", key, n)
@@ -451,5 +483,150 @@ func TestConcurrentProfiles(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestSpecProfileLeavesToTheReference: a document that departs from the
+// reference only where the reference alone decides (docs/schemas.md, "What
+// the spec states") fails the Reference profile and passes the Spec
+// profile: letter case, hex and base64 where the spec says "string", the
+// bounds and sign of numbers whose type or text does not give them, the
+// JSON type of the fields the spec types uint64 or int64.
+func TestSpecProfileLeavesToTheReference(t *testing.T) {
+	const upperHex = "8D1C5F0E3B7A9D2C6F4E8B1A5D9C3F7E2B6A0D4C8F1E5B9A3D7C2F6E0B4A8D1C"
+	const aboveUint64 = "18446744073709551616"
+	leave := func(name, schema, file string, edits ...edit) profileCase {
+		return profileCase{name: name, schema: schema, file: file, edits: edits, specOK: true}
+	}
+	checkProfileCases(t, []profileCase{
+		// IDs, keys and hashes: "string" in the spec.
+		leave("snapshot blockHash in upper-case hex", "CoreSnapshot", "CoreSnapshot.json", set("/blockHash", upperHex)),
+		leave("snapshot blockHash that is not hex", "CoreSnapshot", "CoreSnapshot.json", set("/blockHash", "block-45120000")),
+		leave("chainPubKey that is not base64", "AnnounceNode", "AnnounceNode.json", set("/chainPubKey", "tendermint/PubKeyEd25519:abc")),
+		leave("corePubKey in upper-case hex", "AnnounceNode", "AnnounceNode.json", set("/corePubKey", upperHex)),
+		leave("node ID in upper-case hex", "AnnounceNode", "AnnounceNode.json", set("/id", upperHex)),
+		leave("rotation nodeId of another length", "EthereumKeyRotation", "EthereumKeyRotation.json", set("/nodeId", "node-7")),
+		leave("game ID and reward asset in upper-case hex", "Game", "Game.individual.json", set("/id", upperHex), set("/rewardAssetId", upperHex)),
+		leave("party in a game in upper-case hex", "Game", "Game.individual.json", set("/individual/individual/0/individual", upperHex)),
+		leave("referral code that is not hex", "ApplyReferralCode", "ApplyReferralCode.json", set("/id", "SUMMER-2024")),
+		leave("transfer ID that is not hex", "CancelTransferConfiguration", "CancelTransferConfiguration.json", set("/transferId", "transfer-1")),
+		leave("market and order IDs of a cancellation in upper-case hex", "OrderCancellation", "OrderCancellation.json", set("/marketId", upperHex), set("/orderId", upperHex)),
+		leave("transfer destination that is no hex ID", "NewTransferConfiguration", "NewTransferConfiguration.oneOff.json", set("/destination", "party:alice")),
+		leave("coreVersion without the v", "CoreSnapshot", "CoreSnapshot.json", set("/coreVersion", "0.78.2")),
+		leave("network parameter key of any text", "NetworkParameter", "NetworkParameter.json", set("/key", "Market fee factors / maker fee")),
+		leave("staleness tolerance that is not a Go duration", "CompositePriceConfiguration", "CompositePriceConfiguration.json", set("/sourceStalenessTolerance/0", "PT1M")),
+		// Addresses and keys the spec does not call an Ethereum address.
+		leave("node ethereumAddress as a 64-byte public key", "AnnounceNode", "AnnounceNode.json", set("/ethereumAddress", "0x"+strings.Repeat("ab", 64))),
+		leave("submitterAddress of any text", "AnnounceNode", "AnnounceNode.json", set("/submitterAddress", "submitter-1")),
+		leave("ERC-20 contractAddress of any text", "Erc20Asset", "Erc20Asset.json", set("/contractAddress", "usdt.contract")),
+		leave("oracle signer ethAddress of any text", "SignerEthAddress", "SignerEthAddress.json", set("/address", "signer-1")),
+		// Signature: hex-encoded bytes, of either case; an algorithm name.
+		leave("signature value in upper-case hex", "Signature", "Signature.json", set("/value", "4D2F1E0A")),
+		leave("signature value of no bytes", "Signature", "Signature.json", set("/value", "")),
+		leave("signature algo empty", "Signature", "Signature.json", set("/algo", "")),
+		// Numbers carried as strings: whole numbers without the uint64
+		// bound, decimals of either sign.
+		leave("game epoch, participants and rank beyond uint64", "Game", "Game.individual.json",
+			set("/epoch", aboveUint64), set("/participants", aboveUint64), set("/individual/individual/0/rank", aboveUint64)),
+		leave("snapshot blockHeight beyond uint64", "CoreSnapshot", "CoreSnapshot.json", set("/blockHeight", aboveUint64)),
+		leave("ERC-20 chainId beyond uint64", "Erc20Asset", "Erc20Asset.json", set("/chainId", aboveUint64)),
+		leave("amounts with a fraction or a sign", "NewTransferConfiguration", "NewTransferConfiguration.oneOff.json", set("/amount", "-12.5")),
+		leave("reward earned with a fraction", "Game", "Game.individual.json", set("/individual/individual/0/rewardEarned", "1250.5")),
+		leave("volume below zero", "Game", "Game.individual.json", set("/individual/individual/0/volume", "-3")),
+		leave("slippage tolerance and commitment below zero", "AmendAmm", "AmendAmm.json", set("/slippageTolerance", "-0.01"), set("/commitmentAmount", "-1.5")),
+		// Numbers whose bounds the spec does not give.
+		leave("transferInterval 0", "DispatchStrategy", "DispatchStrategy.json", set("/transferInterval", json.Number("0"))),
+		leave("scalingFactor below zero", "TargetStakeParameters", "TargetStakeParameters.json", set("/scalingFactor", json.Number("-0.5"))),
+		leave("corePubKeyIndex below zero and beyond int32", "AnnounceNode", "AnnounceNode.json", set("/corePubKeyIndex", json.Number("-3000000000"))),
+		leave("startRank 0", "DispatchStrategy", "DispatchStrategy.json", set("/rankTable/0/startRank", json.Number("0"))),
+		// uint64 and int64: a digit string or a JSON integer.
+		leave("transaction block as a JSON integer", "Transaction", "Transaction.json", set("/block", json.Number("45120415"))),
+		leave("transaction code as a digit string", "Transaction", "Transaction.json", set("/code", "0")),
+		leave("transaction code beyond int32", "Transaction", "Transaction.failed.json", set("/code", json.Number("3000000000"))),
+		leave("rotation blockHeight as a JSON integer", "EthereumKeyRotation", "EthereumKeyRotation.json", set("/blockHeight", json.Number("38211954"))),
+		leave("fromEpoch as a JSON integer, corePubKeyIndex as a digit string", "AnnounceNode", "AnnounceNode.json",
+			set("/fromEpoch", json.Number("1284")), set("/corePubKeyIndex", "2")),
+		leave("signature version as a digit string", "Signature", "Signature.json", set("/version", "1")),
+		leave("rank table as digit strings", "DispatchStrategy", "DispatchStrategy.json", set("/rankTable/0/startRank", "1"), set("/rankTable/0/shareRatio", "10")),
+		leave("order size and expiry as JSON integers", "OrderSubmission", "OrderSubmission.json", set("/size", json.Number("5")), set("/expiresAt", json.Number("1704781983000000000"))),
+		// What both profiles accept.
+		{name: "EIP-55 mixed-case Ethereum address", schema: "EthereumKeyRotation", file: "EthereumKeyRotation.json",
+			edits: []edit{set("/newAddress", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed")}, refOK: true, specOK: true},
+	})
+}
+
+// TestSpecIntegerEncodings sets every value of every example that the spec
+// types uint64 or int64 to each encoding of values at and beyond the
+// type's bounds: the Spec profile gives a digit string and the JSON integer
+// of the same value the same verdict (valid for the example's own value and
+// for 0, which the rules between fields read as unset either way), and
+// takes nothing beyond the range, no fraction and no other type; the
+// Reference profile only the encoding the real network writes.
+func TestSpecIntegerEncodings(t *testing.T) {
+	bounds := map[string][]string{
+		"uint64": {"0", "18446744073709551615"},
+		"int64":  {"0", "-9223372036854775808", "9223372036854775807"},
+	}
+	beyond := map[string][2]string{
+		"uint64": {"-1", "18446744073709551616"},
+		"int64":  {"-9223372036854775809", "9223372036854775808"},
+	}
+	counts := map[string]int{}
+	for _, ex := range examples(t) {
+		var sites []site
+		walkDoc(schemas.MustLookup(ex.def), ex.doc, "", func(s site) {
+			if s.spec && (s.specType == "uint64" || s.specType == "int64") {
+				sites = append(sites, s)
+			}
+		})
+		if len(sites) == 0 {
+			continue
+		}
+		spec := schemas.MustLoadProfile(ex.def, schemas.Spec)
+		ref := schemas.MustLoad(ex.def)
+		verdicts := func(s site, v any) (specErr, refErr []schemas.Violation) {
+			doc := encodeJSON(t, setAt(t, ex.doc, s.path, v))
+			return violationsOf(t, spec, doc), violationsOf(t, ref, doc)
+		}
+		for _, s := range sites {
+			counts[s.specType]++
+			own := fmt.Sprint(s.value)
+			_, refString := s.value.(string)
+			for _, b := range append([]string{own}, bounds[s.specType]...) {
+				str, strRef := verdicts(s, b)
+				num, numRef := verdicts(s, json.Number(b))
+				if (len(str) == 0) != (len(num) == 0) {
+					t.Errorf("%s %s (%s): spec verdicts differ: %q gives %v, %s gives %v", ex.file, s.path, s.specType, b, str, b, num)
+				}
+				if (b == own || b == "0") && len(str) > 0 {
+					t.Errorf("%s %s = %q (%s): spec rejects it: %v", ex.file, s.path, b, s.specType, str)
+				}
+				if len(str) == 0 {
+					counts["accepted both ways"]++
+				}
+				// The reference takes one encoding only.
+				if refString && len(numRef) == 0 || !refString && len(strRef) == 0 {
+					t.Errorf("%s %s = %s: the reference takes both encodings", ex.file, s.path, b)
+				}
+			}
+			for _, b := range beyond[s.specType] {
+				if got, _ := verdicts(s, b); !hasViolation(got, s.path, "pattern") {
+					t.Errorf("%s %s = %q (%s): spec gives %v, want a pattern violation there", ex.file, s.path, b, s.specType, got)
+				}
+				if got, _ := verdicts(s, json.Number(b)); !hasViolation(got, s.path, "number_gte", "number_lte") {
+					t.Errorf("%s %s = %s (%s): spec gives %v, want a bound violation there", ex.file, s.path, b, s.specType, got)
+				}
+			}
+			for _, bad := range []any{json.Number("1.5"), true, "12.0", "012", "1e3"} {
+				if got, _ := verdicts(s, bad); !hasViolation(got, s.path, "invalid_type", "pattern") {
+					t.Errorf("%s %s = %#v (%s): spec gives %v, want a violation there", ex.file, s.path, bad, s.specType, got)
+				}
+			}
+		}
+	}
+	for key, least := range map[string]int{"uint64": 10, "int64": 10, "accepted both ways": 100} {
+		if counts[key] < least {
+			t.Errorf("%s: %d, want at least %d", key, counts[key], least)
+		}
 	}
 }

@@ -788,3 +788,117 @@ func TestTxVersion(t *testing.T) {
 		})
 	}
 }
+
+// specTypedFields are the fields whose reference schema says more than the
+// spec's type of them, with that type: every field the spec types uint64
+// or int64 (section 1: "uint64 and int64 typed fields are noted per
+// field"; a deployment may write each as a digit string or a JSON
+// integer), and the fields of another type whose reference bounds or
+// pattern the spec does not state. Copied from the spec's tables and prose;
+// x-spec-types must say exactly this.
+var specTypedFields = []struct{ def, field, specType string }{
+	{"EthereumKeyRotation", "blockHeight", "uint64"},
+	{"Transaction", "block", "uint64"},
+	{"Transaction", "code", "int64"},
+	{"AnnounceNode", "corePubKeyIndex", "int64"},
+	{"AnnounceNode", "ethereumAddress", "string"}, // "Ethereum public key of the node": an address or a key
+	{"AnnounceNode", "fromEpoch", "uint64"},
+	{"Signature", "algo", "string"},
+	{"Signature", "version", "int64"},
+	{"OrderAmendment", "size", "uint64"},
+	{"OrderAmendment", "sizeDelta", "int64"},
+	{"OrderAmendment", "expiresAt", "int64"},
+	{"StopOrderSetup", "expiresAt", "int64"},
+	{"OrderSubmission", "size", "uint64"},
+	{"OrderSubmission", "expiresAt", "int64"},
+	{"IcebergOpts", "peakSize", "uint64"},
+	{"IcebergOpts", "minimumVisibleSize", "uint64"},
+	{"ProposalChange", "enactmentTimestamp", "int64"},
+	{"AssetDetails", "decimals", "uint64"},
+	{"Erc20Asset", "contractAddress", "string"},
+	{"NewMarketConfiguration", "decimalPlaces", "uint64"},
+	{"NewMarketConfiguration", "positionDecimalPlaces", "int64"},
+	{"NewSpotMarketConfiguration", "decimalPlaces", "uint64"}, // 2.9: "same fields as the futures configuration for decimals"
+	{"NewSpotMarketConfiguration", "positionDecimalPlaces", "int64"},
+	{"PriceMonitoringTrigger", "horizon", "int64"},
+	{"PriceMonitoringTrigger", "auctionExtension", "int64"},
+	{"LiquidityMonitoringParameters", "auctionExtension", "int64"},
+	{"TargetStakeParameters", "timeWindow", "int64"},
+	{"TargetStakeParameters", "scalingFactor", "double"},
+	{"LiquiditySlaParameters", "performanceHysteresisEpochs", "uint64"},
+	{"LiquidationStrategy", "disposalTimeStep", "int64"},
+	{"LiquidationStrategy", "fullDisposalSize", "uint64"},
+	{"CompositePriceConfiguration", "decayPower", "uint64"},
+	{"OneOffTransfer", "deliverOn", "int64"},
+	{"RecurringTransfer", "startEpoch", "uint64"},
+	{"RecurringTransfer", "endEpoch", "uint64"},
+	{"DispatchStrategy", "windowLength", "uint64"},
+	{"DispatchStrategy", "lockPeriod", "uint64"},
+	{"DispatchStrategy", "transferInterval", "int32"},
+	{"RankTableEntry", "startRank", "int64"},
+	{"RankTableEntry", "shareRatio", "int64"},
+	{"EthCallSpec", "requiredConfirmations", "uint64"},
+	{"EthCallSpec", "sourceChainId", "uint64"},
+	{"EthTimeTrigger", "every", "uint64"},
+	{"EthTimeTrigger", "initial", "uint64"},
+	{"EthTimeTrigger", "until", "uint64"},
+	{"SignerEthAddress", "address", "string"},
+	{"PropertyKey", "numberDecimalPlaces", "uint64"},
+	{"InternalTimeTrigger", "initial", "int64"},
+	{"InternalTimeTrigger", "every", "int64"},
+}
+
+// TestSpecTypesAgreeWithTheTable: x-spec-types in the files says exactly
+// what specTypedFields says, and only of fields the spec shows.
+func TestSpecTypesAgreeWithTheTable(t *testing.T) {
+	want := map[string]string{}
+	for _, f := range specTypedFields {
+		key := f.def + "." + f.field
+		if _, dup := want[key]; dup {
+			t.Errorf("%s is listed twice", key)
+		}
+		want[key] = f.specType
+	}
+	got := map[string]string{}
+	for _, name := range schemas.Names() {
+		n := schemas.MustLookup(name).Resolve()
+		for field, typ := range n.SpecTypes {
+			got[name+"."+field] = typ
+			if n.Property(field) == nil {
+				t.Errorf("%s: x-spec-types names %s, which is no property", name, field)
+			}
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: x-spec-types says %q, the spec %q", k, got[k], v)
+			}
+		}
+		for k, v := range got {
+			if _, ok := want[k]; !ok {
+				t.Errorf("%s: x-spec-types says %q, the table nothing", k, v)
+			}
+		}
+	}
+	// Every spec field the table types uint64 or int64 is one of the
+	// specFields rows, fromSpec.
+	fromSpecRows := map[string]bool{}
+	for _, f := range specFields {
+		if f.from == fromSpec {
+			fromSpecRows[f.def+"."+f.field] = true
+		}
+	}
+	for key := range want {
+		if !fromSpecRows[key] {
+			t.Errorf("%s is not a field of the spec (specFields)", key)
+		}
+	}
+	// And every field of the spec that specFields says is a uint64 or
+	// int64 digit string is typed so by the table.
+	for _, f := range specFields {
+		if f.from == fromSpec && (f.kind == "uint64" || f.kind == "int64") && want[f.def+"."+f.field] != f.kind {
+			t.Errorf("%s.%s is a %s of the spec, the table says %q", f.def, f.field, f.kind, want[f.def+"."+f.field])
+		}
+	}
+}

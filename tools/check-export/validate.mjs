@@ -13,10 +13,10 @@
 //
 // ajv runs with its defaults (strict mode), told three things a draft-07
 // validator must be told: the harness's annotation keywords (x-spec-fields,
-// x-spec-oneof) are annotations; the two standard formats the schemas use,
-// uri and date-time, are checked (ajv-formats), as the harness validator
-// checks them; the harness's own formats (party-id, price, ...) are
-// annotations.
+// x-spec-oneof, x-spec-types, x-spec-pattern) are annotations; the two
+// standard formats the schemas use, uri and date-time, are checked
+// (ajv-formats), as the harness validator checks them; the harness's own
+// formats (party-id, price, ...) are annotations.
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
@@ -27,7 +27,7 @@ function newAjv(formats) {
   // strictTypes is "log" by default: the if/then rules name properties
   // without "type": "object", which draft-07 allows; keep the log quiet.
   const ajv = new Ajv({ strictTypes: false, allErrors: false });
-  ajv.addVocabulary(["x-spec-fields", "x-spec-oneof"]);
+  ajv.addVocabulary(["x-spec-fields", "x-spec-oneof", "x-spec-types", "x-spec-pattern"]);
   addFormats(ajv, ["uri", "date-time"]);
   for (const f of formats) {
     if (f !== "uri" && f !== "date-time") ajv.addFormat(f, true);

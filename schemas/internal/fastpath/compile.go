@@ -40,7 +40,7 @@ var errUndecided = errors.New("schemas: fast path undecided")
 // which the compiler accepts and ignores.
 var annotationKeywords = map[string]bool{
 	"title": true, "description": true, "$comment": true, "definitions": true,
-	"x-spec-fields": true, "x-spec-oneof": true,
+	"x-spec-fields": true, "x-spec-oneof": true, "x-spec-types": true, "x-spec-pattern": true,
 }
 
 // JSON types as a bit set.
