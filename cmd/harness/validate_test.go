@@ -252,13 +252,17 @@ func TestValidateProfile(t *testing.T) {
 	const (
 		extraField = `{"key": "spam.pow.difficulty", "value": "15", "extra": true}`
 		shortTx    = `{"block": "45120415", "code": 0, "command": {"nonce": "1", "blockHeight": "2", "someFutureCommand": {}}, "cursor": "45120415.0"}`
-		badTx      = `{"block": 45120415, "code": 0}`
+		badTx      = `{"block": true, "code": 0}`
+		// The spec says a key is a string, but not its shape ("spam pow"
+		// breaks only the reference's pattern).
+		specInvalidParam = `{"key": 7, "value": 15, "extra": true}`
 	)
 	extra := writeInputFile(t, dir, "extra.json", extraField)
-	invalid := writeInputFile(t, dir, "invalid.json", invalidParam)
+	invalid := writeInputFile(t, dir, "invalid.json", specInvalidParam)
 	tx := writeInputFile(t, dir, "tx.json", shortTx)
 	bad := writeInputFile(t, dir, "bad.json", badTx)
-	lines := writeInputFile(t, dir, "params.ndjson", validParam+"\n"+extraField+"\n"+invalidParam+"\n")
+	lines := writeInputFile(t, dir, "params.ndjson", validParam+"\n"+extraField+"\n"+specInvalidParam+"\n")
+	refOnly := writeInputFile(t, dir, "refonly.json", `{"key": "spam pow", "value": "15"}`)
 	type line struct{ prefix, suffix string }
 	tests := []struct {
 		name     string
@@ -272,7 +276,10 @@ func TestValidateProfile(t *testing.T) {
 			[]line{{extra + ": /extra: ", "[additional_property_not_allowed]"}}},
 		{"an unknown field: spec", []string{"--schema", "NetworkParameter", "--profile", "spec", extra}, exitOK, nil},
 		{"what the spec states still fails under spec", []string{"--schema", "NetworkParameter", "--profile=spec", invalid}, exitFailure,
-			[]line{{invalid + ": /key: ", "[pattern] (profile spec)"}, {invalid + ": /value: ", "[invalid_type] (profile spec)"}}},
+			[]line{{invalid + ": /key: ", "[invalid_type] (profile spec)"}, {invalid + ": /value: ", "[invalid_type] (profile spec)"}}},
+		{"a key of a shape only the reference gives: reference", []string{"--schema", "NetworkParameter", refOnly}, exitFailure,
+			[]line{{refOnly + ": /key: ", "[pattern]"}}},
+		{"a key of a shape only the reference gives: spec", []string{"--schema", "NetworkParameter", "--profile", "spec", refOnly}, exitOK, nil},
 		{"a transaction with only the spec's fields: reference", []string{"--schema", "Transaction", tx}, exitFailure, nil},
 		{"a transaction with only the spec's fields: spec", []string{"--schema", "Transaction", "--profile", "spec", tx}, exitOK, nil},
 		{"a transaction breaking the spec", []string{"--schema", "Transaction", "--profile", "spec", bad}, exitFailure,

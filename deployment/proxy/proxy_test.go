@@ -310,7 +310,7 @@ func TestProxyReportsDefects(t *testing.T) {
 		{
 			name: "field of the wrong type",
 			wrap: rewrite("/api/v2/core/keys/ethereum/rotations", func(b map[string]any) {
-				node(b, "keyRotations", 1)["blockHeight"] = 12
+				node(b, "keyRotations", 1)["blockHeight"] = true
 			}),
 			query: "/api/v2/core/keys/ethereum/rotations?pagination.first=3", listing: "keyrotations", rule: "invalid_type", at: "/keyRotations/edges/1/node/blockHeight", profile: "spec",
 		},
@@ -541,16 +541,20 @@ func TestProxyLabelsViolationsByProfile(t *testing.T) {
 			},
 		},
 		{
-			name: "transactions: an older explorer's and a block as a number",
+			name: "transactions: an older explorer's, a block as a number and one as a boolean",
 			wrap: rewrite("/transactions", func(b map[string]any) {
 				txs := b["transactions"].([]any)
 				delete(txs[0].(map[string]any), "createdAt")
+				// uint64: the spec takes a JSON integer, the reference
+				// only a digit string.
 				txs[1].(map[string]any)["block"] = 45120415
+				txs[2].(map[string]any)["block"] = true
 			}),
 			query: "/transactions?first=3", listing: "transactions",
 			want: []want{
 				{"required", "/transactions/0/createdAt", "reference"},
-				{"invalid_type", "/transactions/1/block", "spec"},
+				{"invalid_type", "/transactions/1/block", "reference"},
+				{"invalid_type", "/transactions/2/block", "spec"},
 			},
 		},
 		{
