@@ -94,7 +94,7 @@ func filterRules(st *paging.PagedState, filters []pagedFilter, noMatch url.Value
 	const exactlyMatching = "returns exactly the matching rows of the unfiltered listing, in order:"
 	DescribeTable(exactlyMatching, func(f pagedFilter) {
 		fw := fs.mustWalk(f)
-		v := rule.NewVerdict("the %s listing filtered by %s to be the matching subset of the unfiltered listing (within the rows both walks reached)", l.Label, fw.Query.Encode())
+		v := rule.NewVerdict("the %s listing filtered by %s to be the matching subset of the unfiltered listing, in its order by %s (within the rows both walks reached; rows that share it in any order)", l.Label, fw.Query.Encode(), orderKey(l))
 		v.Judged(len(st.Fwd.Rows))
 		if d := paging.SubsetDiff(l.Compare, st.Cut, fw.Walk, st.Fwd, func(r paging.Row) bool { return f.match(r.Node, fw.Query) }); d != "" {
 			v.Add(fw.Walk.Pages[0].Ex, "%s\n  the filtered walk's first page:", d)
@@ -157,6 +157,14 @@ func filterRules(st *paging.PagedState, filters []pagedFilter, noMatch url.Value
 		}
 		v.Check()
 	})
+}
+
+// orderKey names the key a listing's order is judged by at MUST.
+func orderKey(l *paging.PagedListing) string {
+	if l.Primary == "" {
+		return l.Secondary
+	}
+	return l.Primary
 }
 
 func clip(s string, n int) string {

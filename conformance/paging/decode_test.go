@@ -1,6 +1,7 @@
 package paging
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -86,5 +87,54 @@ func TestJSONKind(t *testing.T) {
 		if got := jsonKind(obj["v"]); got != want {
 			t.Errorf("jsonKind(%s) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// TestUintField reads a uint64 in either encoding the spec allows, and
+// nothing else.
+func TestUintField(t *testing.T) {
+	tests := []struct {
+		name    string
+		v       any
+		want    uint64
+		wantErr string
+	}{
+		{"digit string", "45120415", 45120415, ""},
+		{"largest digit string", "18446744073709551615", 1<<64 - 1, ""},
+		{"JSON integer", json.Number("45120415"), 45120415, ""},
+		{"largest JSON integer", json.Number("18446744073709551615"), 1<<64 - 1, ""},
+		{"JSON integer with a zero fraction", json.Number("12.0"), 12, ""},
+		{"JSON integer with an exponent", json.Number("1.2e1"), 12, ""},
+		{"JSON integer with a signed exponent", json.Number("1200e-2"), 12, ""},
+		{"zero", json.Number("0"), 0, ""},
+		{"JSON number with a fraction", json.Number("12.5"), 0, `field "h" = 12.5 is not a uint64`},
+		{"negative JSON integer", json.Number("-1"), 0, "is not a uint64"},
+		{"JSON integer beyond uint64", json.Number("18446744073709551616"), 0, "is not a uint64"},
+		{"exponent far beyond uint64", json.Number("1e1000000000"), 0, "is not a uint64"},
+		{"exponent that is not a number", json.Number("1e+x"), 0, "is not a uint64"},
+		{"a very long number", json.Number("1" + strings.Repeat("0", 70) + "e-70"), 0, "…"},
+		{"digit string beyond uint64", "18446744073709551616", 0, `field "h" = "18446744073709551616" is not a uint64`},
+		{"digit string with a fraction", "12.0", 0, "is not a uint64"},
+		{"boolean", true, 0, `field "h" is a boolean, not a number`},
+		{"object", map[string]any{}, 0, "is an object, not a number"},
+		{"missing", nil, 0, `field "h" is missing`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n := map[string]any{}
+			if tc.v != nil {
+				n["h"] = tc.v
+			}
+			got, err := UintField(n, "h")
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("UintField = %d, %v; want an error saying %q", got, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("UintField = %d, %v; want %d", got, err, tc.want)
+			}
+		})
 	}
 }

@@ -3,8 +3,11 @@ package paging
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/chaindata/harness/conformance/rule"
+	"math/big"
 	"strconv"
+	"strings"
+
+	"github.com/chaindata/harness/conformance/rule"
 )
 
 // RowKey is the sort key of a row: Num is the epoch or block height (0 for
@@ -130,27 +133,62 @@ func ListingByLabel(label string) *PagedListing {
 	return nil
 }
 
-// UintField reads a uint64 carried as a digit string (or, leniently, as a
-// JSON number: the schema rules judge the wire type).
+// UintField reads a uint64 written either way the spec allows (section 1:
+// "uint64 and int64 typed fields are noted per field"): a string of
+// decimal digits, or a JSON integer (any number without a fraction, 12 as
+// 12.0 or 1.2e1, as JSON Schema counts integers). The schema rules judge
+// which encoding is the reference's; the sort key is the same either way.
 func UintField(n map[string]any, name string) (uint64, error) {
 	v, ok := n[name]
 	if !ok || v == nil {
 		return 0, fmt.Errorf("field %q is missing", name)
 	}
-	var s string
 	switch t := v.(type) {
 	case string:
-		s = t
+		u, err := strconv.ParseUint(t, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("field %q = %q is not a uint64", name, t)
+		}
+		return u, nil
 	case json.Number:
-		s = t.String()
-	default:
-		return 0, fmt.Errorf("field %q is %T, not a number", name, v)
+		if u, err := strconv.ParseUint(t.String(), 10, 64); err == nil {
+			return u, nil
+		}
+		if u, ok := integralNumber(t.String()); ok {
+			return u, nil
+		}
+		return 0, fmt.Errorf("field %q = %s is not a uint64", name, clipNumber(t.String()))
 	}
-	u, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("field %q = %q is not a uint64", name, s)
+	return 0, fmt.Errorf("field %q is %s, not a number", name, jsonKind(v))
+}
+
+// integralNumber reads a JSON number with a fraction or an exponent whose
+// value is a whole number within uint64 (12.0, 1.2e1). A number of more
+// than 64 characters, or with an exponent beyond ±64, is none: no uint64
+// needs them, and an exponent of millions would cost big.Rat as much work.
+func integralNumber(s string) (uint64, bool) {
+	if len(s) > 64 {
+		return 0, false
 	}
-	return u, nil
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		exp, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
+		if err != nil || exp < -64 || exp > 64 {
+			return 0, false
+		}
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || !r.IsInt() || !r.Num().IsUint64() {
+		return 0, false
+	}
+	return r.Num().Uint64(), true
+}
+
+// clipNumber shortens a number for a message.
+func clipNumber(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }
 
 // StringField reads a string field.

@@ -43,6 +43,78 @@ func TestDiffPrefix(t *testing.T) {
 	}
 }
 
+// tied makes rows of the given primary key and identity, in order.
+func tied(spec ...string) []Row {
+	out := make([]Row, len(spec))
+	for i, s := range spec {
+		var h uint64
+		var id string
+		fmt.Sscanf(s, "%d%s", &h, &id)
+		out[i] = Row{Key: RowKey{Num: h, Str: id}, Ident: s, Cursor: "c" + s}
+	}
+	return out
+}
+
+func TestDiffTiesOpen(t *testing.T) {
+	tests := []struct {
+		name                      string
+		got, want                 []Row
+		gotComplete, wantComplete bool
+		wantDiff                  string
+	}{
+		{"equal", tied("3a", "2a", "2b", "1a"), tied("3a", "2a", "2b", "1a"), true, true, ""},
+		{"ties in another order", tied("3a", "2b", "2a", "1a"), tied("3a", "2a", "2b", "1a"), true, true, ""},
+		{"a tie lost", tied("3a", "2b", "1a"), tied("3a", "2a", "2b", "1a"), true, true, "row 1 differs"},
+		{"a row of another key in a run", tied("3a", "2a", "1a", "2b"), tied("3a", "2a", "2b", "1a"), true, true, "row 2 differs"},
+		{"keys out of order", tied("2a", "3a"), tied("3a", "2a"), true, true, "any order"},
+		{"cut short inside a run", tied("3a", "2b"), tied("3a", "2a", "2b", "1a"), false, true, ""},
+		{"cut short: the rows before the run still judged", tied("4a", "2b"), tied("3a", "2a", "2b", "1a"), false, true, "row 0 differs"},
+		{"complete but shorter", tied("3a", "2b", "2a"), tied("3a", "2a", "2b", "1a"), true, true, "ends after 3 rows"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := DiffTiesOpen("got", tc.got, tc.gotComplete, "want", tc.want, tc.wantComplete)
+			if tc.wantDiff == "" && d != "" {
+				t.Errorf("want agreement, got %q", d)
+			}
+			if tc.wantDiff != "" && !strings.Contains(d, tc.wantDiff) {
+				t.Errorf("want a difference saying %q, got %q", tc.wantDiff, d)
+			}
+		})
+	}
+	// A row whose key cannot be read stays in its place.
+	bad := tied("3a", "2a", "2b")
+	bad[1].KeyErr = fmt.Errorf("no key")
+	swapped := tied("3a", "2b", "2a")
+	swapped[2].KeyErr = fmt.Errorf("no key")
+	if d := DiffTiesOpen("got", bad, true, "want", swapped, true); d == "" {
+		t.Error("a row whose key cannot be read was moved within a run")
+	}
+}
+
+func TestSubsetDiffLeavesTiesOpen(t *testing.T) {
+	all := func(Row) bool { return true }
+	unfiltered := &Walk{Rows: tied("5a", "4a", "4b", "4c", "3a", "2a", "2b"), Complete: false} // cut short inside the run of 2
+	tests := []struct {
+		name     string
+		filtered *Walk
+		wantDiff bool
+	}{
+		{"the same rows, ties reversed", &Walk{Rows: tied("5a", "4c", "4b", "4a", "3a", "2b", "2a", "1a"), Complete: true}, false},
+		{"only part of the last run reached", &Walk{Rows: tied("5a", "4b", "4a", "4c", "3a", "2b"), Complete: false}, false},
+		{"a tie lost", &Walk{Rows: tied("5a", "4c", "4a", "3a", "2a"), Complete: true}, true},
+		{"a row out of its run", &Walk{Rows: tied("5a", "4a", "3a", "4b", "4c", "2a"), Complete: true}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := SubsetDiff(GamesListing.Compare, Cutoff{}, tc.filtered, unfiltered, all)
+			if (d != "") != tc.wantDiff {
+				t.Errorf("difference %q, want one: %v", d, tc.wantDiff)
+			}
+		})
+	}
+}
+
 func TestSubsetDiffStaysWithinTheWalksReach(t *testing.T) {
 	even := func(r Row) bool { return r.Key.Num%2 == 0 }
 	unfiltered := &Walk{Rows: rowsOf(9, 8, 7, 6, 5, 4), Complete: false} // cut short at 4

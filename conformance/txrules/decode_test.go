@@ -51,3 +51,30 @@ func TestDecodeTransactions(t *testing.T) {
 		t.Errorf("no response: %v", err)
 	}
 }
+
+// TestDestinations: the receivers of a command are the destinations of its
+// transfers to a general account, whatever their shape (the spec says "party
+// public key", no more), and no other destination.
+func TestDestinations(t *testing.T) {
+	cmd := map[string]any{"batchProposalSubmission": map[string]any{"terms": map[string]any{"changes": []any{
+		map[string]any{"newTransfer": map[string]any{"changes": map[string]any{
+			"destinationType": "ACCOUNT_TYPE_GENERAL", "destination": "69464E35BCB8E8A2900CA0F87ACAF252D50CF2AB2FC73694845A16B7C8A0DC6F"}}},
+		map[string]any{"newTransfer": map[string]any{"changes": map[string]any{
+			"destinationType": "ACCOUNT_TYPE_GENERAL", "destination": "party-7"}}},
+		map[string]any{"newTransfer": map[string]any{"changes": map[string]any{
+			"destinationType": "ACCOUNT_TYPE_INSURANCE", "destination": "market-1"}}},
+		map[string]any{"newTransfer": map[string]any{"changes": map[string]any{
+			"destinationType": "ACCOUNT_TYPE_GENERAL", "destination": ""}}},
+	}}}}
+	got := destinations(cmd)
+	want := []string{"69464E35BCB8E8A2900CA0F87ACAF252D50CF2AB2FC73694845A16B7C8A0DC6F", "party-7"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("destinations = %v, want %v", got, want)
+	}
+	tx := map[string]any{"submitter": "s", "command": cmd}
+	for party, want := range map[string]bool{"s": true, "party-7": true, "market-1": false, "": false, "other": false} {
+		if got := txMatchesParty(tx, []string{party}); got != want {
+			t.Errorf("txMatchesParty(%q) = %v, want %v", party, got, want)
+		}
+	}
+}

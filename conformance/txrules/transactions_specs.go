@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -372,8 +371,10 @@ func txPagingRules(ts *txState) {
 			if len(older.Rows) > 0 {
 				v.Add(p.Ex, "%s is older than the answer's oldest row %s", older.Rows[0].Ident, oldest.Ident)
 			}
+			// Newest to oldest by block: the order inside a block is
+			// not the spec's (it does not show the index).
 			for i := 1; i < len(p.Rows); i++ {
-				if txCompare(p.Rows[i-1].Key, p.Rows[i].Key) > 0 {
+				if p.Rows[i-1].Key.Num < p.Rows[i].Key.Num {
 					v.Add(p.Ex, "row %d (%s) is newer than row %d (%s)", i, p.Rows[i].Ident, i-1, p.Rows[i-1].Ident)
 				}
 			}
@@ -505,12 +506,11 @@ func typesByCount(rows []paging.Row) []string {
 	return types
 }
 
-var partyIDPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
-
 // destinations lists the receivers a command names: the destination of
 // every transfer to a party's general account anywhere in it (a transfer's
 // destination is a party only for that account type; for a market
-// insurance pool it is a market ID; spec 2.10).
+// insurance pool it is a market ID; spec 2.10: "party public key for a
+// party", of no shape the spec gives).
 func destinations(v any) []string {
 	var out []string
 	var visit func(any)
@@ -518,7 +518,7 @@ func destinations(v any) []string {
 		switch t := v.(type) {
 		case map[string]any:
 			for k, x := range t {
-				if s, ok := x.(string); ok && k == "destination" && partyIDPattern.MatchString(s) && t["destinationType"] == "ACCOUNT_TYPE_GENERAL" {
+				if s, ok := x.(string); ok && k == "destination" && s != "" && t["destinationType"] == "ACCOUNT_TYPE_GENERAL" {
 					out = append(out, s)
 				}
 				visit(x)
