@@ -248,13 +248,10 @@ func pagingRules(st *paging.PagedState) {
 			}
 			for _, w := range []*paging.Walk{st.Fwd, st.Asc} {
 				paging.FailWalk(w)
-				ordered := w
-				if w == st.Asc && st.Listing.Ordered {
-					ordered = nil // its order is the reverse of the reference's
+				if w == st.Asc && !ascInReferenceOrder(st) {
+					continue
 				}
-				if ordered != nil {
-					v.Judged(paging.PageFlagProblems(w, ref, false, pos, report))
-				}
+				v.Judged(paging.PageFlagProblems(w, ref, false, pos, report))
 			}
 			switch pos {
 			case "first":
@@ -419,6 +416,19 @@ func pagingRules(st *paging.PagedState) {
 		}
 		v.Check()
 	})
+}
+
+// ascInReferenceOrder reports whether the newestFirst=false walk lists the
+// rows in the forward walk's order, so that its pages' flags can be judged
+// against it. It does not for an ordered listing (it is the reverse), nor
+// for network parameters served in another order under newestFirst=false:
+// they have no age, so the spec fixes no order for them either way
+// (docs/behaviour.md's "newestFirst is ignored" is a SHOULD rule's).
+func ascInReferenceOrder(st *paging.PagedState) bool {
+	if st.Listing.Ordered {
+		return false
+	}
+	return paging.DiffPrefix(st.Asc.What, st.Asc.Rows, st.Asc.Complete, st.Fwd.What, st.Fwd.Rows, st.Fwd.Complete) == ""
 }
 
 // exactFitProblems constructs the pages whose flags are easiest to get

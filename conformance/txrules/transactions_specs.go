@@ -733,8 +733,9 @@ func missingKnownRow(w *paging.Walk, known paging.Row) string {
 	}
 	reached := w.Complete
 	if !reached && len(w.Rows) > 0 && known.KeyErr == nil {
+		// Past the row's block: inside it, the order is not the spec's.
 		last := w.Rows[len(w.Rows)-1]
-		reached = last.KeyErr == nil && txCompare(last.Key, known.Key) > 0
+		reached = last.KeyErr == nil && last.Key.Num < known.Key.Num
 	}
 	if !reached {
 		return ""
