@@ -358,15 +358,9 @@ func handDefects() []defect {
 		},
 		{
 			name: "parameters-Z-to-A", listing: "network-parameters", area: "pagination",
-			what: "each page of network parameters is in reverse key order",
+			what: "network parameters are listed in reverse key order, Z to A, consistently: every page, cursor and flag of that order (the spec orders parameters by nothing: only the SHOULD rule may fail)",
 			rule: "PARAM-PAG-003", // rows are in key order A to Z
-			wrap: rewrite(parametersPath, nil, func(q url.Values, a *answer) {
-				if c := conn(a); c != nil {
-					es := slices.Clone(edges(c))
-					slices.Reverse(es)
-					setEdges(c, es)
-				}
-			}),
+			wrap: parametersZToA,
 		},
 		{
 			name: "gameId-ignored", listing: "games", area: "filters",
@@ -480,18 +474,6 @@ func handDefects() []defect {
 			rule: "SNAP-SCH-004", // every 200 body validates against the ListCoreSnapshotsResponse schema (spec profile: the spec's fields, types and enums)
 			wrap: rewrite(snapshotsPath, nil, func(q url.Values, a *answer) {
 				eachNode(a, func(n map[string]any) { delete(n, "coreVersion") })
-			}),
-		},
-		{
-			name: "number-where-a-string-belongs", listing: "key-rotations", area: "schema",
-			what: "blockHeight (uint64) is a JSON number instead of a digit string",
-			rule: "ROT-SCH-004", // every 200 body validates against the ListEthereumKeyRotationsResponse schema (spec profile: the spec's fields, types and enums)
-			wrap: rewrite(rotationsPath, nil, func(q url.Values, a *answer) {
-				eachNode(a, func(n map[string]any) {
-					if s, ok := n["blockHeight"].(string); ok {
-						n["blockHeight"] = json.Number(s)
-					}
-				})
 			}),
 		},
 		{
@@ -661,6 +643,57 @@ func handDefects() []defect {
 			},
 		},
 	}
+}
+
+// mockDefaultPageSize is the mock's page size when a request gives no
+// count (docs/behaviour.md).
+const mockDefaultPageSize = "1000"
+
+// parametersZToA wraps the mock so that it lists network parameters Z to A,
+// as a deployment that keeps them in another order may: the Z-to-A listing
+// is the mock's A-to-Z listing read backwards, so a forward request (first,
+// after) is asked backwards (last, before) and its answer reversed, and the
+// other way round, with hasNextPage and hasPreviousPage swapped. A request
+// with no count and no cursor asks for the mock's default page from the
+// end; when both counts are given, first wins, as docs/behaviour.md says.
+func parametersZToA(inner http.Handler) http.Handler {
+	return rewrite(parametersPath, func(q url.Values, _ func(url.Values) *answer) url.Values {
+		if q.Has("pagination.first") {
+			q.Del("pagination.last")
+			q.Del("pagination.before")
+		}
+		out := url.Values{}
+		for k, v := range q {
+			switch k {
+			case "pagination.first":
+				k = "pagination.last"
+			case "pagination.last":
+				k = "pagination.first"
+			case "pagination.after":
+				k = "pagination.before"
+			case "pagination.before":
+				k = "pagination.after"
+			}
+			out[k] = v
+		}
+		if !q.Has("pagination.first") && !q.Has("pagination.last") && !q.Has("pagination.after") && !q.Has("pagination.before") {
+			out.Set("pagination.last", mockDefaultPageSize)
+		}
+		return out
+	}, func(_ url.Values, a *answer) {
+		if a.status != http.StatusOK {
+			return
+		}
+		c := conn(a)
+		if c == nil {
+			return
+		}
+		es := slices.Clone(edges(c))
+		slices.Reverse(es)
+		setEdges(c, es)
+		pi := pageInfo(c)
+		pi["hasNextPage"], pi["hasPreviousPage"] = pi["hasPreviousPage"], pi["hasNextPage"]
+	})(inner)
 }
 
 // reverseInnerTies reverses the order of each run of edges whose nodes

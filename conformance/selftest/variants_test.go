@@ -1,14 +1,19 @@
 package selftest
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/chaindata/harness/mockserver"
+	"github.com/chaindata/harness/schemas"
 )
 
 // variant is a server that follows the spec but not the mock's exact shape,
@@ -35,6 +40,145 @@ type variant struct {
 	// a SHOULD rule (labelled strict), and a rule's verdict does not
 	// depend on the SHOULD rules run beside it.
 	specAlone bool
+	// pendingModel are MUST rules of the model (conformance/modelrules)
+	// that still judge, at MUST, an order the spec does not fix: they may
+	// fail, and must, until the lead's change to the model makes that
+	// judgement a SHOULD; the test then says to take them out.
+	pendingModel []string
+	// rewrote, when set, checks after the run that the variant's wrapper
+	// changed what it is meant to change.
+	rewrote func(t *testing.T)
+}
+
+// tally counts what a variant's wrapper rewrote, by field, across the
+// concurrent requests of a run.
+type tally struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *tally) add(field string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[field]++
+}
+
+// expect fails the test unless every field was rewritten at least once.
+func (c *tally) expect(t *testing.T, fields ...string) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, f := range fields {
+		if c.n[f] == 0 {
+			t.Errorf("the variant's wrapper never rewrote %s (rewrote %v)", f, c.n)
+		}
+	}
+}
+
+// specIntegersAsNumbers rewrites the 200 answers of a listing: every field
+// the spec types uint64 or int64 (x-spec-types) that the mock writes as a
+// string of digits becomes the JSON integer of the same value, as a
+// deployment may write it (spec section 1). It walks the body with the
+// response schema and counts what it rewrote by field name.
+func specIntegersAsNumbers(path, schema string, seen *tally) func(http.Handler) http.Handler {
+	root := schemas.MustLookup(schema)
+	return rewrite(path, nil, func(_ url.Values, a *answer) {
+		if a.status == http.StatusOK && a.obj() != nil {
+			integersAsNumbers(root, a.obj(), seen)
+		}
+	})
+}
+
+func integersAsNumbers(n *schemas.Node, v any, seen *tally) {
+	n = n.Resolve()
+	if t := n.NullableTarget(); t != nil {
+		integersAsNumbers(t, v, seen)
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			p := n.Property(k)
+			if p == nil {
+				continue
+			}
+			if t := n.SpecTypes[k]; t == "uint64" || t == "int64" {
+				if s, ok := val.(string); ok {
+					x[k] = json.Number(s)
+					seen.add(k)
+				}
+				continue
+			}
+			integersAsNumbers(p, val, seen)
+		}
+	case []any:
+		if n.Items != nil {
+			for _, e := range x {
+				integersAsNumbers(n.Items, e, seen)
+			}
+		}
+	}
+}
+
+// chain wraps a handler in each wrapper in turn, the first innermost.
+func chain(wraps ...func(http.Handler) http.Handler) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		for _, w := range wraps {
+			h = w(h)
+		}
+		return h
+	}
+}
+
+// shapesOnlyTheReferenceGives rewrites snapshots and transactions with
+// values of shapes the spec does not state (docs/schemas.md, "What the spec
+// states"): snapshots' block hashes in upper-case hex and core versions
+// without their "v"; announceNode's chainPubKey in no base64, and its
+// signatures' hex in upper case.
+func shapesOnlyTheReferenceGives(seen *tally) func(http.Handler) http.Handler {
+	snapshots := rewrite(snapshotsPath, nil, func(_ url.Values, a *answer) {
+		if a.status != http.StatusOK {
+			return
+		}
+		eachNode(a, func(n map[string]any) {
+			if h, ok := n["blockHash"].(string); ok {
+				n["blockHash"] = strings.ToUpper(h)
+				seen.add("blockHash")
+			}
+			if v, ok := n["coreVersion"].(string); ok {
+				n["coreVersion"] = strings.TrimPrefix(v, "v")
+				seen.add("coreVersion")
+			}
+		})
+	})
+	transactions := rewrite(transactionPath, nil, func(_ url.Values, a *answer) {
+		if a.status != http.StatusOK {
+			return
+		}
+		for _, t := range txs(a) {
+			cmd, _ := t.(map[string]any)["command"].(map[string]any)
+			node, _ := cmd["announceNode"].(map[string]any)
+			if node == nil {
+				continue
+			}
+			if k, ok := node["chainPubKey"].(string); ok {
+				node["chainPubKey"] = "ed25519:" + strings.TrimRight(k, "=")
+				seen.add("chainPubKey")
+			}
+			for _, sig := range []string{"ethereumSignature", "coreSignature"} {
+				if m, ok := node[sig].(map[string]any); ok {
+					if v, ok := m["value"].(string); ok {
+						m["value"] = strings.ToUpper(v)
+						seen.add("signature value")
+					}
+				}
+			}
+		}
+	})
+	return chain(snapshots, transactions)
 }
 
 // keepOnly drops every field of each transaction but the named ones.
@@ -63,6 +207,7 @@ func eachRecord(a *answer, f func(map[string]any)) {
 }
 
 func variants() []variant {
+	var rotationHeights, integers, shapes tally
 	return []variant{
 		{
 			name:           "transactions-with-spec-fields-only",
@@ -124,6 +269,73 @@ func variants() []variant {
 			strictFailures: []string{"ROT-MOD-007", "ROT-PAG-007"},
 			specAlone:      true,
 		},
+		{
+			name:           "number-where-a-string-belongs",
+			what:           "key rotations' blockHeight (uint64) is a JSON integer, not a digit string: the spec lets a deployment write either",
+			filter:         "key-rotations",
+			wrap:           specIntegersAsNumbers(rotationsPath, "ListEthereumKeyRotationsResponse", &rotationHeights),
+			strictFailures: []string{"ROT-SCH-005"},
+			rewrote:        func(t *testing.T) { rotationHeights.expect(t, "blockHeight") },
+		},
+		{
+			name: "both-integer-encodings",
+			what: "every field the spec types uint64 or int64 is a JSON integer, in every listing that has one (the key rotations' blockHeight; the transactions' block and their commands' sizes, times, epochs...); the rest stays as the mock writes it, the five fields already numbers among them",
+			// Only these listings' records have such fields.
+			filter: "key-rotations || transactions",
+			wrap: chain(specIntegersAsNumbers(rotationsPath, "ListEthereumKeyRotationsResponse", &integers),
+				specIntegersAsNumbers(transactionPath, "ListTransactionsResponse", &integers)),
+			strictFailures: []string{"ROT-SCH-005", "TX-SCH-003"},
+			rewrote: func(t *testing.T) {
+				integers.expect(t, "blockHeight", "block", "size", "expiresAt", "fromEpoch", "enactmentTimestamp")
+			},
+		},
+		{
+			name:           "shapes-only-the-reference-gives",
+			what:           "snapshots' blockHash in upper-case hex and coreVersion without its v; announceNode's chainPubKey not base64, its signatures in upper-case hex",
+			filter:         "snapshots || transactions",
+			wrap:           shapesOnlyTheReferenceGives(&shapes),
+			strictFailures: []string{"SNAP-SCH-005", "TX-SCH-003"},
+			rewrote:        func(t *testing.T) { shapes.expect(t, "blockHash", "coreVersion", "chainPubKey", "signature value") },
+		},
+		{
+			name:   "parameters-in-another-order",
+			what:   "network parameters are listed Z to A, consistently (defect parameters-Z-to-A): the spec gives them no order",
+			filter: "network-parameters",
+			wrap:   defectNamed("parameters-Z-to-A").wrap,
+			// The model's SHOULD rules judge docs/behaviour.md's A to Z
+			// too, and so do these four MUST rules, for now.
+			strictFailures: []string{"PARAM-PAG-003",
+				"PARAM-MOD-002", "PARAM-MOD-004", "PARAM-MOD-006", "PARAM-MOD-008", "PARAM-MOD-010"},
+			// TODO(lead, issue 29 item 4, "an order the spec does not fix
+			// is a SHOULD in every rule, the model's too"): the model
+			// builds and judges network parameters in key order A to Z at
+			// MUST (pagination.first=2 is judged against the model's A-to-Z
+			// rows and flags). Empty this list when the model's change to
+			// judge that order at SHOULD lands.
+			pendingModel: []string{"PARAM-MOD-003", "PARAM-MOD-005", "PARAM-MOD-007", "PARAM-MOD-009"},
+		},
+		{
+			name:   "parameters-reversed-by-newestFirst-false",
+			what:   "network parameters are listed A to Z, and Z to A under newestFirst=false, consistently: the spec gives them no age, so newestFirst may order them either way",
+			filter: "network-parameters",
+			wrap: func(inner http.Handler) http.Handler {
+				reversed := parametersZToA(inner)
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					q := r.URL.Query()
+					if q.Get("pagination.newestFirst") == "false" || q.Get("pagination.newest_first") == "false" {
+						reversed.ServeHTTP(w, r)
+						return
+					}
+					inner.ServeHTTP(w, r)
+				})
+			},
+			strictFailures: []string{"PARAM-PAG-004",
+				"PARAM-MOD-002", "PARAM-MOD-004", "PARAM-MOD-006", "PARAM-MOD-008", "PARAM-MOD-010"},
+			// TODO(lead, issue 29 item 4): as above, the model judges the
+			// order of network parameters at MUST, and reads newestFirst
+			// as ignored for them.
+			pendingModel: []string{"PARAM-MOD-003", "PARAM-MOD-005", "PARAM-MOD-007", "PARAM-MOD-009"},
+		},
 	}
 }
 
@@ -174,10 +386,23 @@ func TestSpecConformingVariantsPass(t *testing.T) {
 			full := conform(t, srv.URL, append(all, args...)...)
 			var got []string
 			for _, s := range full.failed() {
-				got = append(got, ruleIDOf(s))
+				id := ruleIDOf(s)
+				if slices.Contains(vr.pendingModel, id) {
+					t.Logf("%s: MUST rule %s failed, as it must until the model judges that order at SHOULD (pendingModel):\n%s", vr.what, fullText(s), clip(s.Failure.Message, 1000))
+					continue
+				}
+				got = append(got, id)
 				if !slices.Contains(s.Labels(), "strict") {
 					t.Errorf("%s: MUST rule %s failed:\n%s", vr.what, fullText(s), clip(s.Failure.Message, 2000))
 				}
+			}
+			for _, id := range vr.pendingModel {
+				if !slices.ContainsFunc(full.failed(), func(s types.SpecReport) bool { return ruleIDOf(s) == id }) {
+					t.Errorf("%s: %s passes now: take it out of pendingModel", vr.what, id)
+				}
+			}
+			if vr.rewrote != nil {
+				vr.rewrote(t)
 			}
 			sort.Strings(got)
 			want := slices.Clone(vr.strictFailures)
