@@ -338,26 +338,56 @@ func (w *Walk) pageWith(ident string) *Page {
 // Cutoff leaves out of comparisons the rows that arrived while the suite
 // ran. On a live network new rows keep appearing at the newest end, so a
 // walk made later sees rows an earlier walk could not. Rows newer than every
-// row of the listing's first walk are such arrivals; in data that does not
-// change, no row is.
+// row of the listing's first walk are such arrivals, by the primary key of
+// the order (epoch, block height, block): a row with a newer one, or with
+// the newest one but not among the first walk's rows that have it (the
+// spec does not order rows that share a key, so which of them count as
+// newest is not read from the tie order). In data that does not change,
+// no row is an arrival.
 type Cutoff struct {
 	newest *RowKey
-	cmp    func(a, b RowKey) int
+	// newestRows are the identities of the first walk's rows that have the
+	// newest primary key.
+	newestRows map[string]bool
+	cmp        func(a, b RowKey) int
 }
 
-// NewCutoff takes the newest of the rows of a listing's first walk.
+// NewCutoff takes the newest primary key of the rows of a listing's first
+// walk, and the rows that have it.
 func NewCutoff(rows []Row, cmp func(a, b RowKey) int) Cutoff {
 	c := Cutoff{cmp: cmp}
 	for _, r := range rows {
 		if r.KeyErr != nil {
 			continue
 		}
-		if c.newest == nil || cmp(r.Key, *c.newest) < 0 {
+		if c.newest == nil || c.primary(r.Key, *c.newest) < 0 {
 			k := r.Key
 			c.newest = &k
 		}
 	}
+	if c.newest != nil {
+		c.newestRows = map[string]bool{}
+		for _, r := range rows {
+			if r.KeyErr == nil && r.Key.Num == c.newest.Num {
+				c.newestRows[r.Ident] = true
+			}
+		}
+	}
 	return c
+}
+
+// primary compares two keys by their primary part alone.
+func (c Cutoff) primary(a, b RowKey) int { return c.cmp(RowKey{Num: a.Num}, RowKey{Num: b.Num}) }
+
+// arrived reports whether a row arrived after the first walk.
+func (c Cutoff) arrived(r Row) bool {
+	if r.KeyErr != nil {
+		return false
+	}
+	if p := c.primary(r.Key, *c.newest); p != 0 {
+		return p < 0
+	}
+	return !c.newestRows[r.Ident]
 }
 
 // Settle returns the rows without the arrivals, and whether it left any
@@ -369,7 +399,7 @@ func (c Cutoff) Settle(rows []Row) ([]Row, bool) {
 	}
 	var kept []Row
 	for _, r := range rows {
-		if r.KeyErr == nil && c.cmp(r.Key, *c.newest) < 0 {
+		if c.arrived(r) {
 			continue
 		}
 		kept = append(kept, r)

@@ -127,6 +127,9 @@ func TestSubsetDiffStaysWithinTheWalksReach(t *testing.T) {
 		{"a matching row missing", &Walk{Rows: rowsOf(8, 4, 2), Complete: true}, true},
 		{"a row that does not belong", &Walk{Rows: rowsOf(8, 7, 6, 4), Complete: true}, true},
 		{"filtered walk cut short", &Walk{Rows: rowsOf(8, 6), Complete: false}, false},
+		// The shorter reach bounds both: past 8 the filtered walk says
+		// nothing of 6.
+		{"filtered walk cut short sooner than the unfiltered", &Walk{Rows: rowsOf(8), Complete: false}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -250,4 +253,48 @@ func TestWithHint(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCutoff: a row is an arrival when its primary key is newer than every
+// row of the first walk, or it has the newest one but the first walk did not
+// hold it, whatever the order of the rows that share that key.
+func TestCutoff(t *testing.T) {
+	first := tied("5b", "5a", "4a", "3a") // ties of 5 in descending order
+	c := NewCutoff(first, GamesListing.Compare)
+	later := tied("6a", "5c", "5b", "5a", "4a", "3a")
+	got, arrived := c.Settle(later)
+	if !arrived || len(got) != 4 || got[0].Ident != "5b" || got[1].Ident != "5a" {
+		t.Errorf("Settle = %v, %v; want 5b 5a 4a 3a, arrivals left out", idents(got), arrived)
+	}
+	if got, arrived := c.Settle(first); arrived || len(got) != len(first) {
+		t.Errorf("the first walk itself: %v, %v; want every row, no arrival", idents(got), arrived)
+	}
+	bad := tied("7a")
+	bad[0].KeyErr = fmt.Errorf("no key")
+	if got, arrived := c.Settle(bad); arrived || len(got) != 1 {
+		t.Errorf("a row whose key cannot be read is kept: %v, %v", idents(got), arrived)
+	}
+	if got, arrived := NewCutoff(nil, GamesListing.Compare).Settle(later); arrived || len(got) != len(later) {
+		t.Errorf("no first walk: %v, %v; want every row", idents(got), arrived)
+	}
+	// Transactions: the block is the primary key, the index a tie the spec
+	// does not order.
+	txCmp := func(a, b RowKey) int { return -cmpUint(a.Num, b.Num)*2 - cmpUint(a.Sub, b.Sub) }
+	tx := func(block, index uint64) Row {
+		return Row{Key: RowKey{Num: block, Sub: index}, Ident: fmt.Sprintf("%d.%d", block, index)}
+	}
+	tc := NewCutoff([]Row{tx(9, 0), tx(9, 3), tx(8, 1)}, txCmp) // index ascending in the block
+	if got, arrived := tc.Settle([]Row{tx(10, 0), tx(9, 0), tx(9, 3), tx(8, 1)}); !arrived || len(got) != 3 || got[0].Ident != "9.0" {
+		t.Errorf("transactions: %v, %v; want 9.0 9.3 8.1", idents(got), arrived)
+	}
+}
+
+func cmpUint(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
