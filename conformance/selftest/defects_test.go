@@ -647,7 +647,10 @@ func handDefects() []defect {
 
 // mockDefaultPageSize is the mock's page size when a request gives no
 // count (docs/behaviour.md).
-const mockDefaultPageSize = "1000"
+const (
+	mockDefaultPageSizeInt = 1000
+	mockDefaultPageSize    = "1000"
+)
 
 // parametersZToA wraps the mock so that it lists network parameters Z to A,
 // as a deployment that keeps them in another order may: the Z-to-A listing
