@@ -99,6 +99,7 @@ func TestMissingKnownRow(t *testing.T) {
 		{"cut short past its block", &paging.Walk{Rows: []paging.Row{row(9, 0), row(7, 0)}}, true},
 		{"cut short inside its block, before it by index", &paging.Walk{Rows: []paging.Row{row(9, 0), row(8, 0)}}, false},
 		{"cut short before its block", &paging.Walk{Rows: []paging.Row{row(9, 0)}}, false},
+		{"cut short before any row", &paging.Walk{}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
