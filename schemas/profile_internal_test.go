@@ -153,8 +153,8 @@ func TestDigitNumber(t *testing.T) {
 		want string
 		ok   bool
 	}{
-		{"0", "0", true}, {"-7", "-7", true}, {"123", "123", true},
-		{"", "", false}, {"-", "", false}, {"1.5", "", false}, {"1-", "", false}, {"x1", "", false}, {7, "", false},
+		{"0", "0", true}, {"-7", "-7", true}, {"123", "123", true}, {"9", "9", true}, {"-90", "-90", true},
+		{"", "", false}, {"-", "", false}, {"1.5", "", false}, {"1-", "", false}, {"x1", "", false}, {"1:", "", false}, {"/", "", false}, {7, "", false},
 	} {
 		got, ok := digitNumber(tc.in)
 		if ok != tc.ok || string(got) != tc.want {
