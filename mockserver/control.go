@@ -26,6 +26,7 @@ import (
 //	GET  /harness/requests           (?listing=, ?since=: journalapi.go)
 //	DELETE /harness/requests
 //	GET  /harness/walks              (?listing=: journalapi.go)
+//	GET  /harness/verify             (the journal judged: verify.go)
 //
 // Every answer is the status, as JSON; bad input is a 400 with the API's
 // error body. Writes from other web origins are refused, and a token may be
@@ -153,6 +154,7 @@ func (s *Server) withControl(api http.Handler) http.Handler {
 		{http.MethodGet, "/harness/requests", s.handleRequests},
 		{http.MethodDelete, "/harness/requests", s.handleClearRequests},
 		{http.MethodGet, "/harness/walks", s.handleWalks},
+		{http.MethodGet, "/harness/verify", s.handleVerify},
 	}
 	for i, rt := range routes {
 		mux.HandleFunc(rt.method+" "+rt.path, rt.handler)

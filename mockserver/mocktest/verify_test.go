@@ -1,0 +1,135 @@
+package mocktest
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/chaindata/harness/mockserver"
+)
+
+// fatalTB records a misuse's Fatalf and stops the helper as Fatalf does.
+type fatalTB struct {
+	testing.TB
+	fatal string
+}
+
+func (f *fatalTB) Helper() {}
+
+func (f *fatalTB) Fatalf(format string, a ...any) {
+	f.fatal = format
+	panic(f)
+}
+
+// TestVerifyLikeTheEndpoint checks each option reaches the judgement as the
+// endpoint's parameter does: the verdict of AssertVerified's options is
+// the one GET /harness/verify answers with the same parameters.
+func TestVerifyLikeTheEndpoint(t *testing.T) {
+	t.Parallel()
+	srv := New(t, Options{})
+	for _, q := range []string{"transactions?cmdTypes=Submit+Order", "transactions?cmdTypes=Submit+Order&first=3",
+		"api/v2/games?pagination.first=1", "api/v2/network/parameters?first=1"} {
+		resp, err := http.Get(srv.URL + "/" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	tests := []struct {
+		query string
+		opts  []VerifyOption
+		pass  bool
+	}{
+		{"", nil, false},
+		{"partial=true", []VerifyOption{Partial()}, false}, // the warning
+		{"listing=games&partial=true", []VerifyOption{Listing("games"), Partial()}, true},
+		{"listing=games", []VerifyOption{Listing("games")}, false},
+		{"listing=transactions&match=cmdTypes=Submit+Order&count=2", []VerifyOption{Listing("transactions"), Match("cmdTypes", "Submit Order"), Count(2)}, true},
+		{"match=cmdTypes=Submit+Order&match=first=3&count=1", []VerifyOption{Match("cmdTypes", "Submit Order"), Match("first", "3"), Count(1)}, true},
+		{"match=first&count=2", []VerifyOption{Match("first"), Count(2)}, true},
+		{"match=first&atMost=1", []VerifyOption{Match("first"), AtMost(1)}, false},
+		{"status=200&atLeast=4", []VerifyOption{Status(200), AtLeast(4)}, true},
+		{"atLeast=1&atMost=3", []VerifyOption{AtLeast(1), AtMost(3)}, false},
+		{"atLeast=1&atMost=4", []VerifyOption{AtMost(4), AtLeast(1)}, true},
+		{"atLeast=5", []VerifyOption{AtLeast(5)}, false},
+		{"count=0&listing=snapshots", []VerifyOption{Count(0), Listing("snapshots")}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.query, func(t *testing.T) {
+			resp, err := http.Get(srv.URL + "/harness/verify?" + tc.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want mockserver.Verdict
+			err = json.NewDecoder(resp.Body).Decode(&want)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET /harness/verify?%s: status %d, %v", tc.query, resp.StatusCode, err)
+			}
+			got := srv.Verify(tc.opts...)
+			if got.Pass != tc.pass || want.Pass != tc.pass || strings.Join(got.Messages, "\n") != strings.Join(want.Messages, "\n") {
+				t.Fatalf("Verify: %+v\nthe endpoint: %+v\nwant pass %v", got, want, tc.pass)
+			}
+			rec := &errorsTB{TB: t}
+			if srv.AssertVerified(rec, tc.opts...) != tc.pass || (len(rec.errs) == 0) != tc.pass {
+				t.Fatalf("AssertVerified: errors %q, want pass %v", rec.errs, tc.pass)
+			}
+			if !tc.pass && !strings.Contains(rec.errs[0], "verify failed:\n  "+want.Messages[0]) {
+				t.Errorf("AssertVerified said %q, not the verdict's messages %q", rec.errs[0], want.Messages)
+			}
+		})
+	}
+}
+
+// TestVerifyMisuse checks options no journal can be judged by fail the
+// test with the reason.
+func TestVerifyMisuse(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		opts []VerifyOption
+		says string
+	}{
+		{[]VerifyOption{Count(-1)}, "at least -1 requests"},
+		{[]VerifyOption{Match("first")}, "give count, atLeast or atMost too"},
+		{[]VerifyOption{Listing("game")}, `listing "game"`},
+		{[]VerifyOption{AtLeast(3), AtMost(2)}, "no count is both"},
+	} {
+		srv := New(t, Options{})
+		ft := &fatalTB{TB: t}
+		srv.tb = ft
+		func() {
+			defer func() {
+				if r := recover(); r != ft {
+					panic(r)
+				}
+			}()
+			srv.Verify(c.opts...)
+		}()
+		if !strings.Contains(ft.fatal, "verify: %v") {
+			t.Errorf("Verify(%d options): Fatalf %q, want a misuse", len(c.opts), ft.fatal)
+		}
+		q := mockserver.VerifyQuery{}
+		for _, o := range c.opts {
+			o(&q)
+		}
+		if err := q.Check(); err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("the options' query: %v, want %q", err, c.says)
+		}
+	}
+}
+
+// TestMatchOptions checks what Match builds: values added, none for a
+// parameter that only needs to be there.
+func TestMatchOptions(t *testing.T) {
+	t.Parallel()
+	var q mockserver.VerifyQuery
+	for _, o := range []VerifyOption{Match("a", "1"), Match("a", "2", "3"), Match("b")} {
+		o(&q)
+	}
+	want := url.Values{"a": {"1", "2", "3"}, "b": {}}
+	if q.Match.Encode() != want.Encode() || q.Match["b"] == nil {
+		t.Errorf("Match built %#v, want %#v", q.Match, want)
+	}
+}
