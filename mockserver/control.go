@@ -23,6 +23,7 @@ import (
 //	POST /harness/advance?blocks=N   (or epochs=N)
 //	POST /harness/faults             (body: a rule file, YAML or JSON)
 //	POST /harness/reset
+//	POST /harness/rows               (body: rows for a listing: rows.go)
 //	GET  /harness/requests           (?listing=, ?since=: journalapi.go)
 //	DELETE /harness/requests
 //	GET  /harness/walks              (?listing=: journalapi.go)
@@ -52,8 +53,12 @@ type Status struct {
 	// say).
 	Seed  int64   `json:"seed"`
 	Scale float64 `json:"scale"`
-	// Counts is the number of rows of each listing, by listing name.
-	Counts          map[string]int `json:"counts"`
+	// Counts is the number of rows of each listing, by listing name, the
+	// rows added included.
+	Counts map[string]int `json:"counts"`
+	// AddedRows is the number of rows added to each listing (POST
+	// /harness/rows) since start or the last reset.
+	AddedRows       map[string]int `json:"addedRows"`
 	LatestBlock     uint64         `json:"latestBlock"`
 	LatestBlockTime time.Time      `json:"latestBlockTime"`
 	FirstEpoch      uint64         `json:"firstEpoch"`
@@ -87,7 +92,7 @@ type FaultStatus struct {
 func (s *Server) Status() Status {
 	st := s.store.State()
 	out := Status{
-		Seed: st.Seed, Scale: st.Scale, Counts: st.Counts,
+		Seed: st.Seed, Scale: st.Scale, Counts: st.Counts, AddedRows: s.store.AddedCounts(),
 		LatestBlock: st.LatestBlock, LatestBlockTime: st.LatestBlockTime.UTC(),
 		FirstEpoch: st.FirstEpoch, LatestEpoch: st.LatestEpoch,
 	}
@@ -128,12 +133,14 @@ func (s *Server) AdvanceEpochs(n int) (int, error) {
 func (s *Server) SetFaults(rs *faults.RuleSet) { s.faults.SetRules(rs) }
 
 // Reset takes the mock back to its start: the world as built (the live
-// chain's blocks dropped), the fault rules it started with, the fault
-// streams started again and their counts at zero, the request journal
-// empty.
+// chain's blocks and the rows added dropped), the fault rules it started
+// with, the fault streams started again and their counts at zero, the
+// request journal empty.
 func (s *Server) Reset() {
 	if s.chain != nil {
 		s.chain.Reset()
+	} else {
+		s.store.Reset()
 	}
 	s.faults.Reset()
 	s.journal.Clear()
@@ -151,6 +158,7 @@ func (s *Server) withControl(api http.Handler) http.Handler {
 		{http.MethodPost, "/harness/advance", s.handleAdvance},
 		{http.MethodPost, "/harness/faults", s.handleFaults},
 		{http.MethodPost, "/harness/reset", s.handleReset},
+		{http.MethodPost, "/harness/rows", s.handleRows},
 		{http.MethodGet, "/harness/requests", s.handleRequests},
 		{http.MethodDelete, "/harness/requests", s.handleClearRequests},
 		{http.MethodGet, "/harness/walks", s.handleWalks},

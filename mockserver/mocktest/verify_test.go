@@ -2,6 +2,7 @@ package mocktest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -131,5 +132,69 @@ func TestMatchOptions(t *testing.T) {
 	want := url.Values{"a": {"1", "2", "3"}, "b": {}}
 	if q.Match.Encode() != want.Encode() || q.Match["b"] == nil {
 		t.Errorf("Match built %#v, want %#v", q.Match, want)
+	}
+}
+
+// TestOptionsRows checks the rows of Options are served from the start and
+// after a reset, and those of AddRows until a reset; rows the schemas
+// refuse fail the start, saying where.
+func TestOptionsRows(t *testing.T) {
+	t.Parallel()
+	snap := func(h int) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"blockHash":"%064x","blockHeight":"%d","coreVersion":"v0.1.0","protocolUpgradeBlock":false}`, h, h))
+	}
+	srv := New(t, Options{Rows: []mockserver.Rows{{Listing: "snapshots", Rows: []json.RawMessage{snap(1)}}}})
+	oldest := func() string {
+		resp, err := http.Get(srv.URL + "/api/v2/snapshots?pagination.first=2&pagination.newestFirst=false")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var page struct {
+			CoreSnapshots struct {
+				Edges []struct{ Node struct{ BlockHeight string } }
+			}
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+			t.Fatal(err)
+		}
+		var hs []string
+		for _, e := range page.CoreSnapshots.Edges {
+			hs = append(hs, e.Node.BlockHeight)
+		}
+		return strings.Join(hs, " ")
+	}
+	if got := oldest(); !strings.HasPrefix(got, "1 ") {
+		t.Errorf("the oldest snapshots: %s, want the row of the options first", got)
+	}
+	srv.AddRows(mockserver.Rows{Listing: "snapshots", Rows: []json.RawMessage{snap(2)}})
+	if got := oldest(); got != "1 2" {
+		t.Errorf("the oldest snapshots: %s, want 1 2", got)
+	}
+	if n := srv.Status().AddedRows["snapshots"]; n != 2 {
+		t.Errorf("%d snapshots added, want 2", n)
+	}
+	srv.Reset()
+	if got := oldest(); !strings.HasPrefix(got, "1 ") || strings.HasSuffix(got, " 2") {
+		t.Errorf("after a reset, the oldest snapshots: %s, want the options' row and not the other", got)
+	}
+
+	_, err := Start(Options{Rows: []mockserver.Rows{{Listing: "snapshots", Rows: []json.RawMessage{snap(3), json.RawMessage(`{"blockHeight":"x"}`)}}}})
+	if err == nil || !strings.Contains(err.Error(), "options: snapshots rows: rows do not match the schema CoreSnapshot") ||
+		!strings.Contains(err.Error(), "/rows/1/blockHeight") {
+		t.Errorf("Start with a bad row: %v", err)
+	}
+	ft := &fatalTB{TB: t}
+	srv.tb = ft
+	func() {
+		defer func() {
+			if r := recover(); r != ft {
+				panic(r)
+			}
+		}()
+		srv.AddRows(mockserver.Rows{Listing: "snapshot", Rows: []json.RawMessage{snap(3)}})
+	}()
+	if !strings.HasPrefix(ft.fatal, "mocktest: add %s rows") {
+		t.Errorf("AddRows of an unknown listing: Fatalf %q", ft.fatal)
 	}
 }
