@@ -295,6 +295,30 @@ func mergeBlob(dst, src *blob, mg merged, m int, add func(b *blob, j int) error)
 	return nil
 }
 
+// shareBlob sets dst to src's rows, borrowed: its chunks read-only, its
+// row tables shared but clipped, so that an append to either copies them
+// first. The store only ever appends to its tables, or cuts them back to
+// a length the view had (Append's refusal) or drops the view first (Reset),
+// so what the view shares is never written again.
+func shareBlob(dst, src *blob) {
+	dst.chunks = make([]chunk, len(src.chunks))
+	for i, c := range src.chunks {
+		c.mapped = true
+		dst.chunks[i] = c
+	}
+	dst.loc, dst.n, dst.check = slices.Clip(src.loc), slices.Clip(src.n), src.check
+}
+
+// shareIndex returns a copy of idx whose lists are idx's, clipped (see
+// shareBlob).
+func shareIndex(idx map[string][]int32) map[string][]int32 {
+	out := make(map[string][]int32, len(idx))
+	for k, list := range idx {
+		out[k] = slices.Clip(list)
+	}
+	return out
+}
+
 // remapIndex returns idx with every store row at its place in the view
 // (hidden rows dropped), and each added row's entries (extra, by key, as
 // view places) merged in.
@@ -334,10 +358,16 @@ func (mg merged) addedPlaces(m int) []int32 {
 }
 
 func (v *Store) mergeGames(s *Store, games []*records.Game) error {
+	v.games.nodes = s.games.nodes
+	if len(games) == 0 {
+		shareBlob(&v.games.blob, &s.games.blob)
+		v.gameKeys, v.gameTeams = slices.Clip(s.gameKeys), slices.Clip(s.gameTeams)
+		v.gamesByID, v.gamesByTeam, v.gamesByParty = shareIndex(s.gamesByID), shareIndex(s.gamesByTeam), shareIndex(s.gamesByParty)
+		return nil
+	}
 	mg := mergeOrder(len(s.gameKeys), len(games), func(i, j int) int {
 		return s.gameKeys[i].Compare(records.GameKey{Epoch: games[j].Epoch, ID: games[j].ID})
 	})
-	v.games.nodes = s.games.nodes
 	if err := mergeBlob(&v.games.blob, &s.games.blob, mg, len(games), func(b *blob, j int) error {
 		g := games[j]
 		return (&Paged{nodes: v.games.nodes}).addInto(b, g, records.GameKey{Epoch: g.Epoch, ID: g.ID}.AppendCursor)
@@ -372,10 +402,15 @@ func (v *Store) mergeGames(s *Store, games []*records.Game) error {
 }
 
 func (v *Store) mergeSnapshots(s *Store, snaps []*records.CoreSnapshot) error {
+	v.snapshots.nodes = s.snapshots.nodes
+	if len(snaps) == 0 {
+		shareBlob(&v.snapshots.blob, &s.snapshots.blob)
+		v.snapshotKeys = slices.Clip(s.snapshotKeys)
+		return nil
+	}
 	mg := mergeOrder(len(s.snapshotKeys), len(snaps), func(i, j int) int {
 		return cmp.Compare(s.snapshotKeys[i].BlockHeight, snaps[j].BlockHeight)
 	})
-	v.snapshots.nodes = s.snapshots.nodes
 	if err := mergeBlob(&v.snapshots.blob, &s.snapshots.blob, mg, len(snaps), func(b *blob, j int) error {
 		return (&Paged{nodes: v.snapshots.nodes}).addInto(b, snaps[j], records.SnapshotKey{BlockHeight: snaps[j].BlockHeight}.AppendCursor)
 	}); err != nil {
@@ -393,8 +428,13 @@ func (v *Store) mergeSnapshots(s *Store, snaps []*records.CoreSnapshot) error {
 }
 
 func (v *Store) mergeRotations(s *Store, rots []*records.EthereumKeyRotation) error {
-	mg := mergeOrder(len(s.rotKeys), len(rots), func(i, j int) int { return s.rotKeys[i].Compare(rotKey(rots[j])) })
 	v.rotations.nodes = s.rotations.nodes
+	if len(rots) == 0 {
+		shareBlob(&v.rotations.blob, &s.rotations.blob)
+		v.rotKeys, v.rotByNode = slices.Clip(s.rotKeys), shareIndex(s.rotByNode)
+		return nil
+	}
+	mg := mergeOrder(len(s.rotKeys), len(rots), func(i, j int) int { return s.rotKeys[i].Compare(rotKey(rots[j])) })
 	if err := mergeBlob(&v.rotations.blob, &s.rotations.blob, mg, len(rots), func(b *blob, j int) error {
 		return (&Paged{nodes: v.rotations.nodes}).addInto(b, rots[j], rotKey(rots[j]).AppendCursor)
 	}); err != nil {
@@ -417,8 +457,13 @@ func (v *Store) mergeRotations(s *Store, rots []*records.EthereumKeyRotation) er
 }
 
 func (v *Store) mergeParams(s *Store, params []*records.NetworkParameter) error {
-	mg := mergeOrder(len(s.paramKeys), len(params), func(i, j int) int { return cmp.Compare(s.paramKeys[i], params[j].Key) })
 	v.params.nodes = s.params.nodes
+	if len(params) == 0 {
+		shareBlob(&v.params.blob, &s.params.blob)
+		v.paramKeys = slices.Clip(s.paramKeys)
+		return nil
+	}
+	mg := mergeOrder(len(s.paramKeys), len(params), func(i, j int) int { return cmp.Compare(s.paramKeys[i], params[j].Key) })
 	if err := mergeBlob(&v.params.blob, &s.params.blob, mg, len(params), func(b *blob, j int) error {
 		return (&Paged{nodes: v.params.nodes}).addInto(b, params[j], records.ParameterKey{Key: params[j].Key}.AppendCursor)
 	}); err != nil {
@@ -436,13 +481,19 @@ func (v *Store) mergeParams(s *Store, params []*records.NetworkParameter) error 
 }
 
 func (v *Store) mergeTxs(s *Store, txs []*records.Transaction) error {
-	mg := mergeOrder(len(s.txKeys), len(txs), func(i, j int) int { return s.txKeys[i].Compare(txs[j].Key()) })
-	if err := mergeBlob(&v.txs, &s.txs, mg, len(txs), func(b *blob, j int) error { return b.add(txs[j].JSON) }); err != nil {
-		return err
-	}
 	v.typeNames = slices.Clone(s.typeNames)
 	for name, n := range s.typeNums {
 		v.typeNums[name] = n
+	}
+	if len(txs) == 0 {
+		shareBlob(&v.txs, &s.txs)
+		v.txKeys, v.txTypes = slices.Clip(s.txKeys), slices.Clip(s.txTypes)
+		v.txByType, v.txByParty = shareIndex(s.txByType), shareIndex(s.txByParty)
+		return nil
+	}
+	mg := mergeOrder(len(s.txKeys), len(txs), func(i, j int) int { return s.txKeys[i].Compare(txs[j].Key()) })
+	if err := mergeBlob(&v.txs, &s.txs, mg, len(txs), func(b *blob, j int) error { return b.add(txs[j].JSON) }); err != nil {
+		return err
 	}
 	v.txKeys = make([]records.TxKey, len(mg.from))
 	v.txTypes = make([]uint16, len(mg.from))
