@@ -53,10 +53,12 @@ type VerifyQuery struct {
 type CountRange struct{ Min, Max int }
 
 // Verdict is a verification's answer: Pass, and Messages saying what
-// failed, or what was checked when nothing did.
+// failed, or what was checked when nothing did; and the number of requests
+// selected when a count was judged.
 type Verdict struct {
 	Pass     bool     `json:"pass"`
 	Messages []string `json:"messages"`
+	Count    *int     `json:"count,omitempty"`
 }
 
 // Check returns an error for a query no journal can be judged by: an
@@ -129,7 +131,7 @@ func (s *Server) verifyCount(q VerifyQuery) Verdict {
 	if n > 0 {
 		msg += ": " + listIDs(ids)
 	}
-	return Verdict{Pass: pass, Messages: []string{msg}}
+	return Verdict{Pass: pass, Messages: []string{msg}, Count: &n}
 }
 
 // keeps reports whether q's Match and Status select r.

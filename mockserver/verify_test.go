@@ -3,6 +3,7 @@ package mockserver
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -21,7 +22,8 @@ func verifyRead(t *testing.T, s *testServer, query string) Verdict {
 	var v Verdict
 	dec := json.NewDecoder(strings.NewReader(string(r.body)))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil || v.Messages == nil {
+	counted := strings.Contains(query, "count=") || strings.Contains(query, "atLeast=") || strings.Contains(query, "atMost=")
+	if err := dec.Decode(&v); err != nil || v.Messages == nil || (v.Count != nil) != counted {
 		t.Fatalf("%s: %v: %s", r, err, r.body)
 	}
 	return v
@@ -158,6 +160,9 @@ func TestVerifyCounts(t *testing.T) {
 		t.Run(tc.query, func(t *testing.T) {
 			v := verifyRead(t, s, tc.query)
 			wantVerdict(t, v, tc.pass, 1, []string{tc.says})
+			if n, err := strconv.Atoi(strings.Fields(v.Messages[0])[0]); err != nil || v.Count == nil || *v.Count != n {
+				t.Errorf("count %v, want the %d requests of the message", v.Count, n)
+			}
 			q, err := parseVerifyQuery(tc.query)
 			if err != nil {
 				t.Fatal(err)
