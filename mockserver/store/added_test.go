@@ -449,3 +449,71 @@ func TestAddRowsToFixtures(t *testing.T) {
 		}
 	})
 }
+
+// TestAddRowsWhileRead adds rows, appends blocks and resets while readers
+// read every listing: each read sees a whole store (keys in order, every
+// row readable), with or without the rows (run with -race).
+func TestAddRowsWhileRead(t *testing.T) {
+	t.Parallel()
+	w := genWorld(t)
+	st, err := New(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	chain, err := NewChain(st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := newRows(w)
+	done := make(chan struct{})
+	errs := make(chan string, 3) // each reader's first problem, or ""
+	for range 3 {
+		go func() {
+			problem := ""
+			defer func() { errs <- problem }()
+			for problem == "" {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				st.Read(func(r Reader) {
+					keys := r.SnapshotKeys()
+					for i := 1; i < len(keys) && problem == ""; i++ {
+						if keys[i-1].BlockHeight >= keys[i].BlockHeight {
+							problem = fmt.Sprintf("snapshot keys out of order at %d", i)
+						}
+					}
+					for i := range r.TxKeys() {
+						if len(r.Tx(i)) == 0 || r.TxType(i) == "" {
+							problem = fmt.Sprintf("transaction row %d unreadable", i)
+							break
+						}
+					}
+					for i := range r.Games().Len() {
+						r.Games().AppendEdge(nil, i)
+					}
+				})
+			}
+		}()
+	}
+	for i := range 30 {
+		if i%10 == 9 {
+			chain.Reset()
+			continue
+		}
+		if err := chain.Advance(3); err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 0 {
+			rows.add(t, st)
+		}
+	}
+	close(done)
+	for range 3 {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+}
