@@ -517,3 +517,39 @@ func TestAddRowsWhileRead(t *testing.T) {
 		}
 	}
 }
+
+// TestAddRowsToAnEmptyStore adds rows to a store with no row at all, and
+// to two listings only: each listing reads as built with them.
+func TestAddRowsToAnEmptyStore(t *testing.T) {
+	t.Parallel()
+	w := emptyWorld()
+	st, err := New(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	game := individualGame(3, hexID("g"), hexID("p"))
+	rows := rowsToAdd{
+		games:     []records.Game{game},
+		snapshots: []records.CoreSnapshot{snapshot(10), snapshot(20)},
+		rotations: []records.EthereumKeyRotation{rotation(10, hexID("n"))},
+		params:    []records.NetworkParameter{{Key: "a", Value: "1"}},
+		txs:       []records.Transaction{{Block: 7, Index: 1, Type: "T", Submitter: hexID("p"), Receivers: []string{hexID("r")}, JSON: []byte(`{}`)}},
+	}
+	rows.add(t, st)
+	want := rows.into(w)
+	want.FirstEpoch = w.FirstEpoch
+	sameAsBuilt(t, st, want)
+	if state := st.State(); state.FirstEpoch != 1 || state.LatestEpoch != 3 {
+		t.Errorf("epochs %d to %d, want the world's first (1) to the game's (3)", state.FirstEpoch, state.LatestEpoch)
+	}
+
+	two, err := New(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer two.Close()
+	pair := rowsToAdd{snapshots: []records.CoreSnapshot{snapshot(5)}, rotations: []records.EthereumKeyRotation{rotation(5, hexID("n"))}}
+	pair.add(t, two)
+	sameAsBuilt(t, two, pair.into(w))
+}
