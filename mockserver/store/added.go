@@ -104,6 +104,11 @@ func (s *Store) dropView() {
 	}
 }
 
+// empty reports whether a adds no row (nil adds none).
+func (a *addedRows) empty() bool {
+	return a == nil || len(a.games) == 0 && len(a.snapshots) == 0 && len(a.rotations) == 0 && len(a.params) == 0 && len(a.txs) == 0
+}
+
 // clone returns a copy of a whose lists can be changed apart (nil: none).
 func (a *addedRows) clone() *addedRows {
 	if a == nil {
@@ -195,7 +200,7 @@ func addSorted[R any, K any](list *[]*R, recs []any, replace bool, key func(*R) 
 // makeView returns the view of the store's rows and the rows a adds, or
 // nil when a adds none.
 func (s *Store) makeView(a *addedRows) (*Store, error) {
-	if a == nil || len(a.games)+len(a.snapshots)+len(a.rotations)+len(a.params)+len(a.txs) == 0 {
+	if a.empty() {
 		return nil, nil
 	}
 	v := newStore(s.seed, s.scale)
@@ -323,7 +328,7 @@ func shareIndex(idx map[string][]int32) map[string][]int32 {
 // (hidden rows dropped), and each added row's entries (extra, by key, as
 // view places) merged in.
 func remapIndex(idx map[string][]int32, mg merged, extra map[string][]int32) map[string][]int32 {
-	out := make(map[string][]int32, len(idx)+len(extra))
+	out := make(map[string][]int32, len(idx))
 	for k, list := range idx {
 		nl := make([]int32, 0, len(list)+len(extra[k]))
 		for _, i := range list {

@@ -353,10 +353,14 @@ func TestAddedRowsGrowWithTheChain(t *testing.T) {
 	defer st.Close()
 	rows := newRows(w)
 	rows.add(t, st)
+	view := st.view
 	for _, b := range blocks[:n/2] {
 		if err := st.Append(b); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if st.view != view {
+		t.Error("a block newer than every row added made the view again: it goes on its newest end")
 	}
 	half, _ := grown(t, w, n/2)
 	sameAsBuilt(t, st, rows.into(half))
@@ -382,10 +386,14 @@ func TestAddedRowsGrowWithTheChain(t *testing.T) {
 	if err := st.AddRows(records.ListingTransactions, []any{&far}, false); err != nil {
 		t.Fatal(err)
 	}
+	view = st.view
 	for _, b := range blocks[n/2:] {
 		if err := st.Append(b); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if st.view == view {
+		t.Error("blocks older than a row added left the view as it was: it must be made again")
 	}
 	want := rows.into(grownWorld)
 	i := slices.IndexFunc(want.Snapshots, func(s records.CoreSnapshot) bool { return s.BlockHeight == chainSnap.BlockHeight })
@@ -542,6 +550,19 @@ func TestAddRowsToAnEmptyStore(t *testing.T) {
 	sameAsBuilt(t, st, want)
 	if state := st.State(); state.FirstEpoch != 1 || state.LatestEpoch != 3 {
 		t.Errorf("epochs %d to %d, want the world's first (1) to the game's (3)", state.FirstEpoch, state.LatestEpoch)
+	}
+
+	if err := st.AddRows(records.ListingSnapshots, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	sameAsBuilt(t, st, want)
+	none, err := New(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer none.Close()
+	if err := none.AddRows(records.ListingGames, []any{}, false); err != nil || none.view != nil {
+		t.Errorf("no row added: %v, a view %v; want none (it would cost every read nothing, but its making)", err, none.view != nil)
 	}
 
 	two, err := New(w)
