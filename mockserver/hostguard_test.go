@@ -168,3 +168,18 @@ func TestCheckAllowHost(t *testing.T) {
 		}
 	}
 }
+
+// TestShellWord checks a refused host is written as a shell takes it:
+// plain when made of letters, digits, dots, dashes and colons, else quoted.
+func TestShellWord(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, want string }{
+		{"az.AZ-09:", "az.AZ-09:"}, {"mock.example", "mock.example"}, {"::1", "::1"},
+		{"", `""`}, {"a`", "\"a`\""}, {"a{", `"a{"`}, {"a@", `"a@"`}, {"a[", `"a["`}, {"a/", `"a/"`},
+		{"a;b", `"a;b"`}, {"a b", `"a b"`}, {"é", `"é"`}, {"a_b", `"a_b"`}, {"a,b", `"a,b"`},
+	} {
+		if got := shellWord(c.name); got != c.want {
+			t.Errorf("shellWord(%q) = %s, want %s", c.name, got, c.want)
+		}
+	}
+}

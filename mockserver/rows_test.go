@@ -431,3 +431,24 @@ func TestRowsAtStartComeBackAfterReset(t *testing.T) {
 		t.Errorf("rows refused at start: %v", err)
 	}
 }
+
+// TestRowsErrorSaysItAll checks a RowsError's text, with problems and
+// without, and that exactly maxRowProblems violations are listed whole.
+func TestRowsErrorSaysItAll(t *testing.T) {
+	t.Parallel()
+	if got := (&RowsError{Message: "no rows"}).Error(); got != "no rows" {
+		t.Errorf("without problems: %q", got)
+	}
+	if got := (&RowsError{Message: "refused", Problems: []string{"a", "b"}}).Error(); got != "refused: a; b" {
+		t.Errorf("with problems: %q", got)
+	}
+	var rows []json.RawMessage
+	for range maxRowProblems {
+		rows = append(rows, json.RawMessage(`{"key": 1, "value": "x"}`))
+	}
+	_, err := parseRows(Rows{Listing: "networkparameters", Rows: rows})
+	re, ok := err.(*RowsError)
+	if !ok || len(re.Problems) != maxRowProblems || strings.Contains(re.Problems[maxRowProblems-1], "more") {
+		t.Errorf("%d violations: %v", maxRowProblems, err)
+	}
+}

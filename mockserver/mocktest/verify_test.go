@@ -121,6 +121,19 @@ func TestVerifyMisuse(t *testing.T) {
 	}
 }
 
+// TestVerifyOutsideATest checks a server Start made verifies too.
+func TestVerifyOutsideATest(t *testing.T) {
+	t.Parallel()
+	srv, err := Start(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if v := srv.Verify(Count(0)); !v.Pass || v.Count == nil || *v.Count != 0 {
+		t.Errorf("no request, Count(0): %+v", v)
+	}
+}
+
 // TestMatchOptions checks what Match builds: values added, none for a
 // parameter that only needs to be there.
 func TestMatchOptions(t *testing.T) {
