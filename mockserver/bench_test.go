@@ -237,3 +237,33 @@ func BenchmarkParametersPageVsBareHandler(b *testing.B) {
 	b.ReportMetric(n/tBare.Seconds(), "bare-req/s")
 	b.ReportMetric(tBare.Seconds()/tMock.Seconds(), "mock/bare")
 }
+
+// BenchmarkPageWithRowsAdded serves BenchmarkPageAtDepth's pages from a
+// store of scale 10 without rows added and with a row added to every
+// listing: pages cost the same either way (the view is read as the store
+// is).
+func BenchmarkPageWithRowsAdded(b *testing.B) {
+	w, err := world.Generate(world.Options{Seed: 1, Scale: 10})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr := newTestRows(b, w)
+	for _, added := range []bool{false, true} {
+		b.Run(fmt.Sprintf("added=%v", added), func(b *testing.B) {
+			st, err := store.New(w)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			if added {
+				srv := New(Config{}, st)
+				for _, rows := range tr.byListing {
+					if err := srv.AddRows(rows); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			pagesAtDepth(b, st)
+		})
+	}
+}

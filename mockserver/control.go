@@ -23,9 +23,11 @@ import (
 //	POST /harness/advance?blocks=N   (or epochs=N)
 //	POST /harness/faults             (body: a rule file, YAML or JSON)
 //	POST /harness/reset
+//	POST /harness/rows               (body: rows for a listing: rows.go)
 //	GET  /harness/requests           (?listing=, ?since=: journalapi.go)
 //	DELETE /harness/requests
 //	GET  /harness/walks              (?listing=: journalapi.go)
+//	GET  /harness/verify             (the journal judged: verify.go)
 //
 // Every answer is the status, as JSON; bad input is a 400 with the API's
 // error body. Writes from other web origins are refused, and a token may be
@@ -51,8 +53,12 @@ type Status struct {
 	// say).
 	Seed  int64   `json:"seed"`
 	Scale float64 `json:"scale"`
-	// Counts is the number of rows of each listing, by listing name.
-	Counts          map[string]int `json:"counts"`
+	// Counts is the number of rows of each listing, by listing name, the
+	// rows added included.
+	Counts map[string]int `json:"counts"`
+	// AddedRows is the number of rows added to each listing (POST
+	// /harness/rows) since start or the last reset.
+	AddedRows       map[string]int `json:"addedRows"`
 	LatestBlock     uint64         `json:"latestBlock"`
 	LatestBlockTime time.Time      `json:"latestBlockTime"`
 	FirstEpoch      uint64         `json:"firstEpoch"`
@@ -86,7 +92,7 @@ type FaultStatus struct {
 func (s *Server) Status() Status {
 	st := s.store.State()
 	out := Status{
-		Seed: st.Seed, Scale: st.Scale, Counts: st.Counts,
+		Seed: st.Seed, Scale: st.Scale, Counts: st.Counts, AddedRows: s.store.AddedCounts(),
 		LatestBlock: st.LatestBlock, LatestBlockTime: st.LatestBlockTime.UTC(),
 		FirstEpoch: st.FirstEpoch, LatestEpoch: st.LatestEpoch,
 	}
@@ -127,12 +133,14 @@ func (s *Server) AdvanceEpochs(n int) (int, error) {
 func (s *Server) SetFaults(rs *faults.RuleSet) { s.faults.SetRules(rs) }
 
 // Reset takes the mock back to its start: the world as built (the live
-// chain's blocks dropped), the fault rules it started with, the fault
-// streams started again and their counts at zero, the request journal
-// empty.
+// chain's blocks and the rows added dropped), the fault rules it started
+// with, the fault streams started again and their counts at zero, the
+// request journal empty.
 func (s *Server) Reset() {
 	if s.chain != nil {
 		s.chain.Reset()
+	} else {
+		s.store.Reset()
 	}
 	s.faults.Reset()
 	s.journal.Clear()
@@ -150,9 +158,11 @@ func (s *Server) withControl(api http.Handler) http.Handler {
 		{http.MethodPost, "/harness/advance", s.handleAdvance},
 		{http.MethodPost, "/harness/faults", s.handleFaults},
 		{http.MethodPost, "/harness/reset", s.handleReset},
+		{http.MethodPost, "/harness/rows", s.handleRows},
 		{http.MethodGet, "/harness/requests", s.handleRequests},
 		{http.MethodDelete, "/harness/requests", s.handleClearRequests},
 		{http.MethodGet, "/harness/walks", s.handleWalks},
+		{http.MethodGet, "/harness/verify", s.handleVerify},
 	}
 	for i, rt := range routes {
 		mux.HandleFunc(rt.method+" "+rt.path, rt.handler)
@@ -162,7 +172,7 @@ func (s *Server) withControl(api http.Handler) http.Handler {
 	}
 	notFound := func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) }
 	mux.HandleFunc("/", notFound)
-	control := guardControl(exactPaths(mux, notFound), s.cfg.ControlToken)
+	control := guardControl(exactPaths(mux, notFound), s.cfg.ControlToken, newHostGuard(s.cfg.AllowHosts))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isControlPath(r.URL.Path) {
 			control.ServeHTTP(w, r)

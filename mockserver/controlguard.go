@@ -41,6 +41,13 @@ import (
 // carry Authorization: Bearer <token>, or it is a 401 (code 16): a mock
 // listening beyond loopback, or reached through a name a page can rebind to
 // it, then serves only who knows the token.
+//
+// Before all that, every control request (reads too) must name the mock by
+// a host a page's site cannot point at it (hostguard.go): a loopback name
+// or address, the address the request arrived at, or a name of
+// Config.AllowHosts. DNS rebinding makes a page of evil.example the mock's
+// own origin by pointing evil.example at 127.0.0.1; its requests then say
+// Host: evil.example, and are refused (403, code 7).
 
 // ControlHeader marks a request as sent on purpose to the control API; a
 // page of another origin cannot send it without a preflight.
@@ -63,14 +70,19 @@ var controlBodyTypes = map[string]bool{
 }
 
 // guardControl serves a control request through next only when it passes
-// the token check (when token is set) and the cross-origin checks.
-func guardControl(next http.Handler, token string) http.Handler {
+// the host check, the token check (when token is set) and the cross-origin
+// checks.
+func guardControl(next http.Handler, token string, hosts hostGuard) http.Handler {
 	var want *[sha256.Size]byte
 	if token != "" {
 		sum := sha256.Sum256([]byte(token))
 		want = &sum
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if e := hosts.check(r); e != nil {
+			writeError(w, e)
+			return
+		}
 		if want != nil && !hasBearer(r.Header, want) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="harness control API"`)
 			writeError(w, unauthenticated("a control token is required",

@@ -25,7 +25,8 @@ type guardCase struct {
 // header, are served; reads are served to anyone, without CORS headers.
 func TestControlRefusesOtherOrigins(t *testing.T) {
 	t.Parallel()
-	s, _ := liveServer(t, Config{Control: true}, genWorld(t), 0)
+	// mock.test stands for a name the mock is reached by on purpose.
+	s, _ := liveServer(t, Config{Control: true, AllowHosts: []string{"mock.test"}}, genWorld(t), 0)
 	control(t, s, http.MethodPost, "/harness/advance", "blocks=3", "") // a state a reset would undo
 	const rules = `{"rules": [{"listing": "games", "fault": "status=503"}]}`
 	const evil = "http://evil.example"

@@ -79,6 +79,11 @@ type Config struct {
 	// request must carry (Authorization: Bearer <token>); a request without
 	// it is a 401.
 	ControlToken string
+	// AllowHosts are the host names, besides loopback names and addresses
+	// and the address a request arrived at, that a control API request's
+	// Host may give (hostguard.go); "*" allows any. Other hosts are refused
+	// with a 403, against DNS rebinding. The API itself takes any host.
+	AllowHosts []string
 	// Logger receives one line per request; nil logs nothing (and costs
 	// nothing).
 	Logger *slog.Logger

@@ -40,6 +40,8 @@ func TestServeControlRefusesOtherOrigins(t *testing.T) {
 	guarded, stopGuarded := startServe(t, "--scale", "0.05", "--clock", "manual", "--control-token", token)
 	defer stopGuarded()
 	bearer := "Authorization: Bearer " + token
+	allowed, stopAllowed := startServe(t, "--scale", "0.05", "--clock", "manual", "--allow-host", "mock.example", "--allow-host", "other.example")
+	defer stopAllowed()
 
 	tests := []struct {
 		base string
@@ -69,6 +71,13 @@ func TestServeControlRefusesOtherOrigins(t *testing.T) {
 			[]string{"-X", "POST", "-H", bearer, "-H", "Content-Type: text/plain", "-H", "Origin: http://evil.example", "URL/harness/reset"}, "403", `"code":7`}},
 		{guarded, curlCase{"advance with the token", []string{"-X", "POST", "-H", bearer, "URL/harness/advance?blocks=2"}, "200", `"blocksAdded":2`}},
 		{guarded, curlCase{"the API without the token", []string{"URL/api/v2/network/parameters?pagination.first=1"}, "200", `"networkParameters"`}},
+		// DNS rebinding: a page's own name pointed at the mock.
+		{open, curlCase{"status under a rebound name", []string{"-H", "Host: evil.example", "URL/harness/status"}, "403", "--allow-host evil.example"}},
+		{open, curlCase{"reset under a rebound name, its own origin",
+			[]string{"-X", "POST", "-H", "Host: evil.example:8080", "-H", "Origin: http://evil.example:8080", "URL/harness/reset"}, "403", `Host \"evil.example:8080\"`}},
+		{open, curlCase{"the API under any name", []string{"-H", "Host: evil.example", "URL/api/v2/network/parameters?pagination.first=1"}, "200", `"networkParameters"`}},
+		{allowed, curlCase{"status under an allowed name", []string{"-H", "Host: mock.example:8080", "URL/harness/status"}, "200", `"clock":"manual"`}},
+		{allowed, curlCase{"status under another name", []string{"-H", "Host: evil.example", "URL/harness/status"}, "403", "--allow-host evil.example"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,7 +108,8 @@ func runCurl(t *testing.T, base string, args []string) (status, body string) {
 	return string(out[i+1:]), string(out[:i])
 }
 
-// TestServeControlTokenFlags checks the flag's refusals.
+// TestServeControlTokenFlags checks the refusals of --control-token and
+// --allow-host.
 func TestServeControlTokenFlags(t *testing.T) {
 	tests := []struct {
 		name string
@@ -110,6 +120,9 @@ func TestServeControlTokenFlags(t *testing.T) {
 		{"a token with a space", []string{"serve", "--control-token", "two words"}, "--control-token must be printable ASCII without spaces"},
 		{"a token with a control character", []string{"serve", "--control-token", "tab\there"}, "printable ASCII"},
 		{"a token beyond ASCII", []string{"serve", "--control-token", "clé"}, "printable ASCII"},
+		{"an allowed host without the control API", []string{"serve", "--no-control", "--allow-host", "mock.example"}, "--allow-host names the hosts the control API answers under, which --no-control turns off"},
+		{"an allowed host with a port", []string{"serve", "--allow-host", "mock.example:8080"}, "without a port"},
+		{"an empty allowed host", []string{"serve", "--allow-host", ""}, "an empty host name"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { wantUsageError(t, tc.args, tc.want) })

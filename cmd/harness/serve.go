@@ -47,6 +47,13 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	maxBlocks := fs.Int("max-blocks", 100_000, "the most blocks the live chain adds (0: no bound)")
 	noControl := fs.Bool("no-control", false, "do not serve the control API under /harness/")
 	fs.StringVar(&cfg.ControlToken, "control-token", "", "require the header Authorization: Bearer TOKEN on every control API request (for a mock reachable from other machines)")
+	fs.Func("allow-host", "a host name (no port) the control API also answers under, besides localhost, *.localhost, loopback addresses and the address it listens on; repeatable; * allows any (against DNS rebinding, see docs/serve.md)", func(v string) error {
+		if err := mockserver.CheckAllowHost(v); err != nil {
+			return err
+		}
+		cfg.AllowHosts = append(cfg.AllowHosts, v)
+		return nil
+	})
 	logFormat := fs.String("log-format", "text", "request log format on standard error: text, json or none")
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", mockserver.DefaultWriteTimeout, "base of each answer's write deadline; a client that reads slower than --min-write-rate beyond it is dropped (0: no deadline)")
 	fs.IntVar(&cfg.MinWriteRate, "min-write-rate", mockserver.DefaultMinWriteRate, "bytes a second a client must read an answer at, beyond --write-timeout")
@@ -91,6 +98,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return usageError(e.stderr, fs, "--data serves fixtures, which cannot grow: drop --block-interval, --clock and --max-blocks")
 	case *noControl && *clock == "manual":
 		return usageError(e.stderr, fs, "--clock manual grows only through the control API, which --no-control turns off")
+	case *noControl && len(cfg.AllowHosts) > 0:
+		return usageError(e.stderr, fs, "--allow-host names the hosts the control API answers under, which --no-control turns off")
 	case *noControl && cfg.ControlToken != "":
 		return usageError(e.stderr, fs, "--control-token guards the control API, which --no-control turns off")
 	case !validToken(cfg.ControlToken):

@@ -43,6 +43,11 @@ type Options struct {
 	Config mockserver.Config
 	// MaxBlocks bounds the blocks the chain may add (0: no bound).
 	MaxBlocks int
+	// Rows are records added to the world's listings, each listing's in
+	// their place by its order, as POST /harness/rows adds them; Reset
+	// keeps them. A row the schemas refuse fails the test that starts
+	// the server.
+	Rows []mockserver.Rows
 }
 
 // Server is a running mock.
@@ -91,6 +96,10 @@ func Start(opts Options) (*Server, error) {
 	cfg := opts.Config
 	cfg.Chain, cfg.Control = chain, true
 	mock := mockserver.New(cfg, st)
+	if err := mock.AddRowsAtStart(opts.Rows...); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("options: %w", err)
+	}
 	hs := httptest.NewServer(mock)
 	return &Server{URL: hs.URL, mock: mock, http: hs}, nil
 }
@@ -144,10 +153,22 @@ func (s *Server) SetFaults(rules ...faults.Rule) {
 	s.mock.SetFaults(rs)
 }
 
-// Reset takes the server back to its start: the world as generated, the
-// fault rules of its Options, the fault counts at zero, the request journal
-// empty.
+// Reset takes the server back to its start: the world as generated with
+// the rows of its Options, the fault rules of its Options, the fault counts
+// at zero, the request journal empty.
 func (s *Server) Reset() { s.mock.Reset() }
+
+// AddRows adds rows to a listing for this test, as POST /harness/rows does
+// (the request journal is emptied); Reset removes them. Rows the schemas
+// refuse fail the test.
+func (s *Server) AddRows(rows mockserver.Rows) {
+	if s.tb != nil {
+		s.tb.Helper()
+	}
+	if err := s.mock.AddRows(rows); err != nil {
+		s.fail("add %s rows: %v", rows.Listing, err)
+	}
+}
 
 // Status returns what GET /harness/status answers: counts, the latest block
 // and epoch, the chain, the fault rules and the faults injected.

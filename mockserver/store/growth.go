@@ -59,6 +59,14 @@ func (s *Store) Append(b *world.Block) error {
 	s.latestEpoch = max(s.latestEpoch, b.Epoch)
 	s.latestBlock, s.latestBlockTime = b.Height, b.Time
 	s.setBlockHeaders()
+	if err := s.growView(b, games, rots); err != nil {
+		// The store took the block; the rows added cannot be shown
+		// beside it (memory): they are dropped rather than served
+		// without it.
+		s.dropView()
+		s.added = nil
+		return fmt.Errorf("append block %d to the view of the rows added (dropped): %w", b.Height, err)
+	}
 	return nil
 }
 
@@ -123,11 +131,21 @@ func (s *Store) checkNewer(b *world.Block, games []records.Game, rots []records.
 }
 
 // Reset takes the store back to what it held when it was built: every row
-// appended since is dropped (and its memory released).
+// appended since, and every row added (AddRows) but those kept as its start
+// (KeepAddedRows), is dropped (and its memory released).
 func (s *Store) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.dropView()
 	s.cut(s.base)
+	s.added = s.startAdded
+	view, err := s.makeView(s.added)
+	if err != nil {
+		// Only memory can fail here: the rows were served before. The
+		// store is served without them rather than not at all.
+		s.added, s.startAdded = nil, nil
+	}
+	s.view = view
 }
 
 // cut drops every row added after a mark, with its index entries, and puts

@@ -18,7 +18,7 @@ import (
 func (s *Store) Read(fn func(Reader)) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	fn(Reader{s})
+	fn(Reader{s.current()})
 }
 
 // Reader reads a store during a Read.
@@ -113,9 +113,10 @@ type State struct {
 func (s *Store) State() State {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	c := s.current()
 	return State{
-		Seed: s.seed, Scale: s.scale, Counts: s.counts(),
-		LatestBlock: s.latestBlock, LatestBlockTime: s.latestBlockTime,
-		FirstEpoch: s.firstEpoch, LatestEpoch: s.latestEpoch,
+		Seed: s.seed, Scale: s.scale, Counts: c.counts(),
+		LatestBlock: c.latestBlock, LatestBlockTime: c.latestBlockTime,
+		FirstEpoch: c.firstEpoch, LatestEpoch: c.latestEpoch,
 	}
 }

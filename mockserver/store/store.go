@@ -64,6 +64,13 @@ type Store struct {
 	// fixtures are the fixture files the rows are mapped from, when the
 	// store serves them from disk (fixtures.go).
 	fixtures *fixtures.Mapped
+	// added are the rows a test added (added.go; nil: none), and view the
+	// store's rows and them merged, which readers are given instead of
+	// the store while there is one. startAdded are the rows Reset adds
+	// again (KeepAddedRows). The lists of an addedRows are never changed
+	// once it is in use: AddRows changes a copy.
+	added, startAdded *addedRows
+	view              *Store
 }
 
 // Paged holds the rows of a paged listing, in base order: whole edges,
@@ -183,6 +190,8 @@ func (s *Store) addOthers(w *world.World) error {
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.dropView()
+	s.added, s.startAdded = nil, nil
 	for _, r := range []*blob{&s.games.blob, &s.snapshots.blob, &s.rotations.blob, &s.params.blob, &s.txs} {
 		r.release()
 	}
@@ -496,7 +505,16 @@ func appendOnce(list []int32, i int32) []int32 {
 func (s *Store) Counts() map[string]int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.counts()
+	return s.current().counts()
+}
+
+// current is what readers read: the view of the rows added, or the store
+// itself.
+func (s *Store) current() *Store {
+	if s.view != nil {
+		return s.view
+	}
+	return s
 }
 
 func (s *Store) counts() map[string]int {
