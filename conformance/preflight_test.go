@@ -148,6 +148,14 @@ func TestPreflight(t *testing.T) {
 		{name: "endless body", base: func(t *testing.T) string {
 			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: endless})
 		}, want: fmt.Sprintf("with a body larger than %d MiB", client.MaxBody>>20)},
+		{name: "https:// to a plain HTTP server", base: func(t *testing.T) string {
+			plain := routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: ok})
+			return "https://" + strings.TrimPrefix(plain, "http://")
+		}, want: "over HTTPS (--base-url https://127.0.0.1:"},
+		{name: "https:// to a plain HTTP server says what to use", base: func(t *testing.T) string {
+			plain := routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: ok})
+			return "https://" + strings.TrimPrefix(plain, "http://")
+		}, want: "): the server speaks plain HTTP: use http://127.0.0.1:"},
 		{name: "wants credentials", base: func(t *testing.T) string {
 			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: answer(401, "application/json", `{"code":16,"message":"no key"}`)})
 		}, want: "answered HTTP 401: the deployment wants credentials"},

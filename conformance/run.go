@@ -84,22 +84,13 @@ type RunOptions struct {
 	FailOnSkip bool
 	// Verbose prints every rule as it runs, not only the failures.
 	Verbose bool
+	// NoColor writes the console report without colour; it has none
+	// anyway when Output is not a terminal (the NO_COLOR convention:
+	// harness conform sets it when NO_COLOR is set and not empty).
+	NoColor bool
 	// Output receives Ginkgo's report and the summary; nil means standard
 	// output.
 	Output io.Writer
-}
-
-// CheckLabelFilter reports whether a label filter parses.
-func CheckLabelFilter(filter string) error {
-	if filter == "" {
-		return nil
-	}
-	if _, err := types.ParseLabelFilter(filter); err != nil {
-		// Ginkgo colours its message for a terminal.
-		msg := ansiEscape.ReplaceAllString(err.Error(), "")
-		return fmt.Errorf("label filter %q: %s", filter, strings.Join(strings.Fields(msg), " "))
-	}
-	return nil
 }
 
 var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
@@ -139,6 +130,9 @@ func Run(cfg config.Config, opts RunOptions) (*report.Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
+	if err := CheckLabelFilterSelects(opts.LabelFilter, rules); err != nil {
+		return nil, fmt.Errorf("conformance: %w", err)
+	}
 	if err := checkWaivers(opts.Waivers, rules); err != nil {
 		return nil, fmt.Errorf("conformance: waivers: %w", err)
 	}
@@ -150,9 +144,11 @@ func Run(cfg config.Config, opts RunOptions) (*report.Summary, error) {
 	if out == nil {
 		out = os.Stdout
 	}
-	// The default reporter writes to formatter.ColorableStdOut.
+	// The default reporter writes to formatter.ColorableStdOut, here
+	// without its header and final count (ginkgoConsole).
+	console := &ginkgoConsole{out: out}
 	prevOut := formatter.ColorableStdOut
-	formatter.ColorableStdOut = out
+	formatter.ColorableStdOut = console
 	defer func() { formatter.ColorableStdOut = prevOut }()
 
 	suiteConfig, reporterConfig := GinkgoConfiguration()
@@ -162,7 +158,11 @@ func Run(cfg config.Config, opts RunOptions) (*report.Summary, error) {
 	// run first, in the words of the summary.
 	suiteConfig.Timeout = cfg.WithDefaults().RunTimeout + time.Minute
 	suiteConfig.RandomizeAllSpecs = false
-	reporterConfig.NoColor = !isTerminal(out)
+	// Ginkgo orders the top-level containers by its seed: the suite's
+	// seed, so that a seed repeats the order as well as the queries, and
+	// a run has one seed.
+	suiteConfig.RandomSeed = cfg.WithDefaults().Seed
+	reporterConfig.NoColor = opts.NoColor || !terminal(out)
 	reporterConfig.Verbose = opts.Verbose
 	reporterConfig.Succinct = false
 	reporterConfig.JUnitReport, reporterConfig.JSONReport = "", ""
@@ -184,11 +184,13 @@ func Run(cfg config.Config, opts RunOptions) (*report.Summary, error) {
 		summary.Rules = ruleResults(rules, r)
 		summary.Model = modelrules.CurrentModelReports()
 		summary.Stopped = deadlineStop(summary.Rules)
+		summary.UnmatchedWaivers = report.FindUnmatchedWaivers(opts.Waivers, summary.Rules, started)
 		reportErr = writeReports(r, summary, opts)
 	})
 	RegisterFailHandler(rule.FailRule)
 	t := &ginkgoT{}
 	RunSpecs(t, rule.SuiteDescription, suiteConfig, reporterConfig)
+	console.Flush()
 	report.WriteSummary(out, summary)
 	if reportErr != nil {
 		return summary, reportErr
@@ -260,6 +262,11 @@ func ruleResults(rules []rule.Rule, r Report) []report.RuleResult {
 					if entryValue(e, &w) {
 						res.Waiver = &w
 					}
+				case rule.EntryProblems:
+					var ps []rule.Problem
+					if entryValue(e, &ps) {
+						res.Problems = ps
+					}
 				}
 			}
 			res.Message = s.Failure.Message
@@ -289,8 +296,13 @@ func entryValue[T any](e types.ReportEntry, dst *T) bool {
 	return json.Unmarshal([]byte(e.Value.AsJSON), dst) == nil && e.Value.AsJSON != ""
 }
 
+// writeReports writes the reports opts asks for. The JSON report is
+// Ginkgo's, with the suite's verdict: it fails with the run, and says why
+// beyond failed rules (the run stopped, a waiver expired, --fail-on-skip).
 func writeReports(r Report, s *report.Summary, opts RunOptions) error {
 	var errs []error
+	r.SuiteSucceeded = r.SuiteSucceeded && s.Passed()
+	r.SpecialSuiteFailureReasons = append(slices.Clone(r.SpecialSuiteFailureReasons), specialReasons(s, r.SpecialSuiteFailureReasons)...)
 	if opts.JSONReportFile != "" {
 		if err := reporters.GenerateJSONReport(r, opts.JSONReportFile); err != nil {
 			errs = append(errs, fmt.Errorf("write JSON report %s: %w", opts.JSONReportFile, err))
@@ -307,6 +319,22 @@ func writeReports(r Report, s *report.Summary, opts RunOptions) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// specialReasons says why the run fails beyond its failed rules, one
+// reason a line, for the JSON report: those not among the given ones.
+func specialReasons(s *report.Summary, given []string) []string {
+	var out []string
+	if s.Stopped != "" && !slices.Contains(given, s.Stopped) {
+		out = append(out, s.Stopped)
+	}
+	for _, w := range s.ExpiredWaivers {
+		out = append(out, fmt.Sprintf("the waiver of %s expired %s", w.Rule, w.Expires))
+	}
+	if c := s.Counts(); s.FailOnSkip && c.Skipped > 0 {
+		out = append(out, fmt.Sprintf("%d rules skipped (--fail-on-skip)", c.Skipped))
+	}
+	return out
 }
 
 // writeFile writes a report to a temporary file beside path and renames it
@@ -342,6 +370,10 @@ func writeFile(path string, write func(io.Writer) error) error {
 	}
 	return nil
 }
+
+// terminal reports whether a writer is a terminal (isTerminal); tests
+// replace it.
+var terminal = isTerminal
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
