@@ -25,7 +25,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/extensions/globals"
 	"github.com/onsi/ginkgo/v2/formatter"
-	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 )
@@ -304,8 +303,15 @@ func writeReports(r Report, s *report.Summary, opts RunOptions) error {
 	r.SuiteSucceeded = r.SuiteSucceeded && s.Passed()
 	r.SpecialSuiteFailureReasons = append(slices.Clone(r.SpecialSuiteFailureReasons), specialReasons(s, r.SpecialSuiteFailureReasons)...)
 	if opts.JSONReportFile != "" {
-		if err := reporters.GenerateJSONReport(r, opts.JSONReportFile); err != nil {
-			errs = append(errs, fmt.Errorf("write JSON report %s: %w", opts.JSONReportFile, err))
+		// Ginkgo's JSON report, written as reporters.GenerateJSONReport
+		// writes it, through writeFile: a failed write leaves the
+		// previous report intact.
+		if err := writeFile(opts.JSONReportFile, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode([]types.Report{r})
+		}); err != nil {
+			errs = append(errs, fmt.Errorf("write JSON report: %w", err))
 		}
 	}
 	if opts.JUnitFile != "" {
@@ -338,11 +344,16 @@ func specialReasons(s *report.Summary, given []string) []string {
 }
 
 // writeFile writes a report to a temporary file beside path and renames it
-// into place, so that a failed write leaves the previous report intact.
+// into place, so that a failed write leaves the previous report intact;
+// the directory is made when missing.
 func writeFile(path string, write func(io.Writer) error) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
+	}
+	// A report may go into a directory of its own (reports/junit.xml).
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {

@@ -307,3 +307,14 @@ func TestRecordSendsHeaders(t *testing.T) {
 		t.Errorf("without the key: exit %d, stderr %q; want 1 and the 401", code, errText)
 	}
 }
+
+// TestRecordHTTPSToPlainHTTP: an https:// URL a plain HTTP server answers
+// gets a hint to use http://.
+func TestRecordHTTPSToPlainHTTP(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	code, _, errOut := runCmd(t, "record", "--from", "https://"+strings.TrimPrefix(srv.URL, "http://"), "--out", t.TempDir(), "--log-format", "none")
+	if code != exitFailure || !strings.Contains(errOut, "(the server speaks plain HTTP: use http:// in --from (or --transactions-url))") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
