@@ -52,8 +52,8 @@ func TestReadJSONReport(t *testing.T) {
 	start := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
 	r := types.Report{
 		SuiteDescription: rule.SuiteDescription, SuiteSucceeded: false,
-		SuiteConfig:                types.SuiteConfig{LabelFilter: "!strict", RandomSeed: 42},
-		StartTime:                  start, EndTime: start.Add(3 * time.Second), RunTime: 3 * time.Second,
+		SuiteConfig: types.SuiteConfig{LabelFilter: "!strict", RandomSeed: 42},
+		StartTime:   start, EndTime: start.Add(3 * time.Second), RunTime: 3 * time.Second,
 		SpecialSuiteFailureReasons: []string{"the waiver of TX-PAG-001 expired 2020-01-01"},
 		SpecReports: []types.SpecReport{
 			jsonSpec("PARAM-PAG-006", types.SpecStateFailed, "PARAM-PAG-006 (MUST...)\nRule broken.", map[string]any{
