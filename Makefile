@@ -70,13 +70,18 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas verdicts-full bench-cli bench-conform bench-conform-memory fuzz load report-screenshot check-export clean
+.PHONY: all build install dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas verdicts-full bench-cli bench-conform bench-conform-memory fuzz load report-screenshot check-export clean
 
 all: build
 
 ## build: compile the harness binary into bin/, its version stamped
 build:
 	$(GO) build -ldflags "$(LDFLAGS_VERSION)" -o $(BIN) ./cmd/harness
+
+## install: go install the harness (into GOBIN, or GOPATH/bin), its
+## version stamped
+install:
+	$(GO) install -ldflags "$(LDFLAGS_VERSION)" ./cmd/harness
 
 ## dist: static binaries for every DIST_TARGETS (linux, darwin and windows
 ## on amd64 and arm64) into dist/, named harness-GOOS-GOARCH[.exe], with

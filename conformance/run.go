@@ -499,6 +499,7 @@ func WriteCatalogue(w io.Writer, rules []rule.Rule) error {
 	b.WriteString("# Conformance rules\n\n")
 	b.WriteString("Generated from the suite by `harness conform --list` (or `go test ./conformance -run TestRuleCatalogue -update`); do not edit.\n\n")
 	fmt.Fprintf(&b, "%d rules: %d MUST (the spec states them; each cites the spec text it rests on), %d SHOULD (only docs/behaviour.md decides them; label `strict`, skipped by `--label-filter '!strict'`).\n", len(rules), must, len(rules)-must)
+	fmt.Fprintf(&b, "The spec is the API's specification, the document titled %s, which is not part of this repository: a section number (§4.5) is one of its sections, and each MUST rule quotes the clause it rests on (the Spec column), so that it can be followed without the spec at hand.\n", report.SpecName)
 	b.WriteString("Each rule is one Ginkgo spec labelled with its ID, listing and area; select with `--label-filter`, e.g. `'games && epochs'` or `'GAMES-EPO-001'`.\n")
 	b.WriteString("An ID never changes once published and is never reused: waivers and CI history can rely on it.\n\n")
 	b.WriteString("| ID | Listing | Area | Level | Rule | Spec |\n|---|---|---|---|---|---|\n")
