@@ -105,7 +105,7 @@ func TestRecordReplayConforms(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("conform against the replay: exit %d\n%s", code, report)
 	}
-	if !strings.Contains(report, "SUCCESS!") {
+	if !strings.Contains(report, "\nVerdict: PASSED\n") {
 		t.Errorf("conform output:\n%s", report)
 	}
 }
