@@ -313,10 +313,138 @@ func TestMarkdownFailLines(t *testing.T) {
 		{"a JSON report's reasons instead", &Summary{FailOnSkip: true, Rules: []RuleResult{other}, ExpiredWaivers: make([]rule.Waiver, 1), FailReasons: []string{"x", "y"}},
 			[]string{"x", "y"}},
 		{"none", &Summary{Rules: []RuleResult{other}}, nil},
+		{"fail on skip, none skipped", &Summary{FailOnSkip: true, Rules: []RuleResult{{State: StatePassed}}}, nil},
 	}
 	for _, tc := range tests {
 		if got := tc.s.failLines(); strings.Join(got, "|") != strings.Join(tc.want, "|") {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestClip(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc…"},
+		{"aé", 2, "a…"},              // the cut would split é
+		{"\x80\x80\x80\x80", 2, "…"}, // no character starts before the cut
+		{"", 0, ""},
+	}
+	for _, tc := range tests {
+		if got := clip(tc.s, tc.n); got != tc.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestMarkdownEdges: the exact totals line of a run with neither filter
+// nor model, no skipped section when nothing was skipped, a fence longer
+// than a curl line's backticks, one "And" line past the bound, and no
+// notice at exactly MaxAnnotations failures.
+func TestMarkdownEdges(t *testing.T) {
+	s := &Summary{Rules: []RuleResult{{Rule: rule.Rule{ID: "A-A-001", Strict: true}, State: StateFailed,
+		Problems: []rule.Problem{{Detail: "d", Curl: "curl 'http://h/?q=```x'"}}}}}
+	var b bytes.Buffer
+	WriteMarkdown(&b, s)
+	md := b.String()
+	if !strings.Contains(md, "\n\n**1 failed**, 0 passed, 0 skipped, 0 waived, 0 not selected.\n") {
+		t.Errorf("the totals line:\n%s", md)
+	}
+	if strings.Contains(md, "<details>") {
+		t.Error("a skipped section with nothing skipped")
+	}
+	if !strings.Contains(md, "\n  ````sh\n  curl 'http://h/?q=```x'\n  ````\n") {
+		t.Errorf("the curl line's fence is not longer than its backticks:\n%s", md)
+	}
+	many := &Summary{}
+	for i := range MaxSummaryRules + 2 {
+		many.Rules = append(many.Rules, RuleResult{Rule: rule.Rule{ID: fmt.Sprintf("A-A-%03d", i+1)}, State: StateFailed, Message: "m"})
+	}
+	b.Reset()
+	WriteMarkdown(&b, many)
+	if n := strings.Count(b.String(), "And, with their problems"); n != 1 {
+		t.Errorf("the line past the bound comes %d times, want once", n)
+	}
+	exact := &Summary{}
+	for i := range MaxAnnotations {
+		exact.Rules = append(exact.Rules, RuleResult{Rule: rule.Rule{ID: fmt.Sprintf("A-A-%03d", i+1)}, State: StateFailed, Message: "m"})
+	}
+	b.Reset()
+	WriteAnnotations(&b, exact)
+	if strings.Contains(b.String(), "more rules failed") || strings.Count(b.String(), "::error ") != MaxAnnotations {
+		t.Errorf("at exactly %d failures:\n%s", MaxAnnotations, b.String())
+	}
+}
+
+// TestSummaryStoppedAndCounts: a stopped run's console summary counts the
+// rules the stop skipped in one line and names the others; the JUnit
+// report counts failures and skipped cases and gives a MUST rule's spec.
+func TestSummaryStoppedAndCounts(t *testing.T) {
+	const stop = "the run deadline passed (--run-timeout 1s)"
+	cite := rule.Citation{Section: "4.5", Quote: "q"}
+	s := &Summary{Stopped: stop, FailOnSkip: true, Rules: []RuleResult{
+		{Rule: rule.Rule{ID: "A-A-001", Text: "t1"}, State: StateSkipped, Message: stop + "\nmore"},
+		{Rule: rule.Rule{ID: "A-A-002", Text: "t2"}, State: StateSkipped, Message: "judged no case"},
+		{Rule: rule.Rule{ID: "A-A-003", Text: "t3", Cite: cite}, State: StateFailed},
+		{Rule: rule.Rule{ID: "A-A-004", Text: "t4", Strict: true}, State: StatePassed},
+	}}
+	var b bytes.Buffer
+	WriteSummary(&b, s)
+	out := b.String()
+	for _, want := range []string{
+		"  SKIPPED 1 rules: " + stop + "\n",
+		"  SKIPPED A-A-002 MUST  : t2 (judged no case)\n",
+		`  FAILED  A-A-003 MUST  : t3 [spec §4.5: "q"]` + "\n",
+		"Verdict: FAILED (the run stopped: " + stop + ")\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "A-A-001") {
+		t.Error("a rule the stop skipped has a line of its own")
+	}
+	if (&Summary{FailOnSkip: true, Rules: []RuleResult{{State: StatePassed}}}).Passed() != true {
+		t.Error("--fail-on-skip fails a run with nothing skipped")
+	}
+	var junit bytes.Buffer
+	WriteJUnit(&junit, s)
+	var doc struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Skipped  int `xml:"skipped,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name  string `xml:"name,attr"`
+				Props []struct {
+					Name  string `xml:"name,attr"`
+					Value string `xml:"value,attr"`
+				} `xml:"properties>property"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(junit.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Tests != 4 || doc.Failures != 1 || doc.Skipped != 2 {
+		t.Errorf("JUnit counts %d tests, %d failures, %d skipped; want 4, 1, 2", doc.Tests, doc.Failures, doc.Skipped)
+	}
+	specs := 0
+	for _, c := range doc.Suites[0].Cases {
+		for _, p := range c.Props {
+			if p.Name == "spec" {
+				specs++
+				if p.Value != `spec §4.5: "q"` {
+					t.Errorf("spec property %q", p.Value)
+				}
+			}
+		}
+	}
+	if specs != 1 {
+		t.Errorf("%d cases give the spec, want the one MUST rule that cites it", specs)
 	}
 }
