@@ -95,12 +95,7 @@ func (c *ginkgoConsole) flushLine() error {
 }
 
 // Flush writes what is held back: the blank lines and a partial line.
-func (c *ginkgoConsole) Flush() error {
-	if len(c.line) == 0 && c.blanks == 0 {
-		return nil
-	}
-	return c.flushLine()
-}
+func (c *ginkgoConsole) Flush() error { return c.flushLine() }
 
 func (c *ginkgoConsole) write(b []byte) error {
 	if len(b) == 0 {

@@ -95,22 +95,37 @@ func TestGinkgoConsoleProgress(t *testing.T) {
 	}
 }
 
-// failingWriter fails every write.
-type failingWriter struct{}
+// failingWriter takes ok writes, then fails every write.
+type failingWriter struct{ ok int }
 
-func (failingWriter) Write([]byte) (int, error) { return 0, errBroken }
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.ok == 0 {
+		return 0, errBroken
+	}
+	w.ok--
+	return len(p), nil
+}
 
 var errBroken = bytes.ErrTooLarge
 
-// TestGinkgoConsoleWriteError: a failed write is returned.
+// TestGinkgoConsoleWriteError: a failed write is returned, with the bytes
+// taken before it.
 func TestGinkgoConsoleWriteError(t *testing.T) {
-	c := &ginkgoConsole{out: failingWriter{}}
-	if _, err := c.Write([]byte("kept line\n")); err != errBroken {
-		t.Errorf("Write returned %v, want the writer's error", err)
+	c := &ginkgoConsole{out: &failingWriter{}}
+	if n, err := c.Write([]byte("kept line\n")); n != 0 || err != errBroken {
+		t.Errorf("Write returned %d, %v; want 0 and the writer's error", n, err)
 	}
-	c = &ginkgoConsole{out: failingWriter{}}
+	c = &ginkgoConsole{out: &failingWriter{ok: 2}} // the blank line, then the first line
+	if n, err := c.Write([]byte("\nfirst\nsecond\nthird\n")); n != len("\nfirst\n") || err != errBroken {
+		t.Errorf("Write returned %d, %v; want %d (the lines written) and the writer's error", n, err, len("\nfirst\n"))
+	}
+	c = &ginkgoConsole{out: &failingWriter{}}
 	c.Write([]byte("\n"))
 	if err := c.Flush(); err != errBroken {
 		t.Errorf("Flush returned %v, want the writer's error", err)
+	}
+	c = &ginkgoConsole{out: &failingWriter{}}
+	if err := c.Flush(); err != nil {
+		t.Errorf("Flush with nothing held back wrote, and returned %v", err)
 	}
 }

@@ -48,6 +48,7 @@ func TestReadJSONReport(t *testing.T) {
 	withFailure.Failures = []report.ModelFailure{{Rule: "PARAM-MOD-003", Query: "a=1 pagination.first=2", Shrunk: "pagination.first=2", Detail: "row 2"}}
 	other := coverage
 	other.Failures = []report.ModelFailure{{Rule: "PARAM-MOD-005", Query: "pagination.last=2", Detail: "want 2 rows"}}
+	other.Error = "the builder's walk broke off"
 	waiver := rule.Waiver{Rule: "GAMES-EPO-005", Reason: "31 epochs", Expires: "2099-12-31"}
 	start := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
 	r := types.Report{
@@ -97,7 +98,8 @@ func TestReadJSONReport(t *testing.T) {
 		t.Errorf("the waiver read back as %+v", got.Waiver)
 	}
 	if len(s.Model) != 1 || s.Model[0].Listing != "network-parameters" || s.Model[0].Rows != 209 || len(s.Model[0].Failures) != 2 ||
-		s.Model[0].Failures[0].Shrunk != "pagination.first=2" || s.Model[0].Failures[1].Rule != "PARAM-MOD-005" {
+		s.Model[0].Failures[0].Shrunk != "pagination.first=2" || s.Model[0].Failures[1].Rule != "PARAM-MOD-005" ||
+		s.Model[0].Error != "the builder's walk broke off" {
 		t.Errorf("the model read back as %+v", s.Model)
 	}
 }

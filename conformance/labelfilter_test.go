@@ -21,6 +21,7 @@ func TestFilterAtoms(t *testing.T) {
 		{"/pag/ && games", []string{"/pag/", "games"}},
 		{"games&&/a|b/", []string{"games", "/a|b/"}},
 		{"/unclosed", []string{"/unclosed"}},
+		{"a && //x", []string{"a", "//", "x"}},
 		{"Feature: consistsOf {a, b}", nil},
 	}
 	for _, tc := range tests {

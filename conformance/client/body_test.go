@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -232,4 +233,15 @@ func TestRunStopsOverHeapGuard(t *testing.T) {
 	if !errors.Is(context.Cause(st.Ctx), ErrRunMemory) {
 		t.Errorf("the run's cause is %v", context.Cause(st.Ctx))
 	}
+}
+
+// TestHeapLive: the live heap is read, and it holds at least what this test
+// keeps alive.
+func TestHeapLive(t *testing.T) {
+	keep := make([]byte, 8<<20)
+	runtime.GC()
+	if live := heapLive(); live < uint64(len(keep)) {
+		t.Errorf("heapLive() = %d, want at least the %d bytes this test holds", live, len(keep))
+	}
+	runtime.KeepAlive(keep)
 }

@@ -313,6 +313,9 @@ func TestTrimBody(t *testing.T) {
 		{"cut after a character ending at n", "abcéfgh", 5, "body (8 bytes, first 5): abcé…"},
 		{"invalid bytes escaped", "a\xffb\xfe", 10, `body: a\xffb\xfe`},
 		{"invalid bytes escaped in a cut body", "\xff\xff\xff\xff\xff\xff\xff", 5, `body (7 bytes, first 5): \xff\xff\xff\xff\xff…`},
+		// No character starts in the three bytes before the cut: it stays.
+		{"no start near the cut", "xyzw\x80\x80\x80\x80\x80", 7, `body (9 bytes, first 7): xyzw\x80\x80\x80…`},
+		{"no start down to the first byte", "a\x80\x80\x80\x80", 2, `body (5 bytes, first 2): a\x80…`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
