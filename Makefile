@@ -345,7 +345,7 @@ conform_peak = $(GNU_TIME) -f '%M' -o $$work/rss $(BIN) conform --base-url $$url
 bench-conform-memory: build
 	@$(MACHINE)
 	@set -e; $(GO) build -o $(dir $(BIN))bigbody ./internal/tools/bigbody; \
-	work=$$(mktemp -d); pids=; trap 'kill $$pids 2>/dev/null; rm -rf $$work; true' EXIT; \
+	work=$$(mktemp -d); pids=; trap 'kill $$pids 2>/dev/null || true; rm -rf $$work' EXIT; \
 	start_big() { $(dir $(BIN))bigbody --addr $(BIG_ADDR) "$$@" 2>>$$work/big.log & pids="$$pids $$!"; big=$$!; \
 		for i in $$(seq 1 100); do curl -s -o /dev/null http://$(BIG_ADDR)/ && break; sleep 0.1; done; }; \
 	stop_big() { kill $$big; wait $$big 2>/dev/null || true; }; \

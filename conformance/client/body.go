@@ -35,7 +35,7 @@ const (
 	// process (runtime/debug's SetMemoryLimit): the garbage
 	// collector works harder as the process nears it, so that what a run
 	// holds, not its garbage, sets its size.
-	MemoryLimit = 448 << 20
+	MemoryLimit = 384 << 20
 	// HeapGuard bounds the memory a run holds: when the live heap (as of
 	// the last collection) is more than HeapGuard above the heap the
 	// process held when the run began, the body being read is given up
