@@ -70,13 +70,18 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas verdicts-full bench-cli bench-conform fuzz load report-screenshot check-export clean
+.PHONY: all build install dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas verdicts-full bench-cli bench-conform bench-conform-memory fuzz load report-screenshot check-export clean
 
 all: build
 
 ## build: compile the harness binary into bin/, its version stamped
 build:
 	$(GO) build -ldflags "$(LDFLAGS_VERSION)" -o $(BIN) ./cmd/harness
+
+## install: go install the harness (into GOBIN, or GOPATH/bin), its
+## version stamped
+install:
+	$(GO) install -ldflags "$(LDFLAGS_VERSION)" ./cmd/harness
 
 ## dist: static binaries for every DIST_TARGETS (linux, darwin and windows
 ## on amd64 and arm64) into dist/, named harness-GOOS-GOARCH[.exe], with
@@ -315,6 +320,45 @@ bench-conform: build
 	$(GNU_TIME) -f "harness conform --label-filter model: %e s wall, %U s user, peak %M KB" $(BIN) conform --base-url http://$(LOAD_ADDR) --label-filter model > $$work/model.log; \
 	tail -4 $$work/model.log
 	$(GO) test -run '^$$' -bench . -benchmem ./conformance/model/agreement
+	@$(MACHINE)
+
+## bench-conform-memory (not in CI; about two minutes, 2 GB for the
+## world of scale 100): the conform process's peak memory (GNU time), which
+## must stay under CONFORM_MEM_MIB (512) whatever the server sends: against
+## internal/tools/bigbody answering BIG_BODY bytes (50 MB) on every path
+## (the preflight meets it); the same in front of the mock, the preflight's
+## one-row requests passed on so that every rule meets the big bodies; the
+## same with bodies of BIG_UNDER_CAP bytes, just under the cap a body may
+## have; and the whole suite against harness serve --scale 100. The target
+## fails when a run's peak passes the bound
+BIG_BODY        ?= 50000000
+BIG_UNDER_CAP   ?= 15000000
+BIG_ADDR        ?= 127.0.0.1:18182
+CONFORM_MEM_MIB ?= 512
+# conform_peak runs harness conform against $$url with GNU time, prints the
+# run's last lines and its peak RSS, and fails past CONFORM_MEM_MIB; $$what
+# names the run.
+conform_peak = $(GNU_TIME) -f '%M' -o $$work/rss $(BIN) conform --base-url $$url > $$work/conform.log 2>&1 || true; \
+	tail -3 $$work/conform.log; kib=$$(tail -1 $$work/rss); \
+	echo "peak RSS of harness conform, $$what: $$((kib / 1024)) MiB ($$kib KiB; bound $(CONFORM_MEM_MIB) MiB)"; \
+	[ $$kib -le $$(( $(CONFORM_MEM_MIB) * 1024 )) ] || { echo "FAILED: over $(CONFORM_MEM_MIB) MiB"; exit 1; }
+bench-conform-memory: build
+	@$(MACHINE)
+	@set -e; $(GO) build -o $(dir $(BIN))bigbody ./internal/tools/bigbody; \
+	work=$$(mktemp -d); pids=; trap 'kill $$pids 2>/dev/null || true; rm -rf $$work' EXIT; \
+	start_big() { $(dir $(BIN))bigbody --addr $(BIG_ADDR) "$$@" 2>>$$work/big.log & pids="$$pids $$!"; big=$$!; \
+		for i in $$(seq 1 100); do curl -s -o /dev/null http://$(BIG_ADDR)/ && break; sleep 0.1; done; }; \
+	stop_big() { kill $$big; wait $$big 2>/dev/null || true; }; \
+	url=http://$(BIG_ADDR); \
+	start_big --size $(BIG_BODY); what="$(BIG_BODY)-byte bodies on every path"; $(conform_peak); stop_big; \
+	$(BIN) serve --addr $(LOAD_ADDR) --log-format none > $$work/serve.log 2>&1 & pids="$$pids $$!"; mock=$$!; \
+	for i in $$(seq 1 600); do curl -sf -o /dev/null http://$(LOAD_ADDR)/api/v2/network/parameters?pagination.first=1 && break; sleep 0.2; done; \
+	start_big --size $(BIG_BODY) --upstream http://$(LOAD_ADDR); what="$(BIG_BODY)-byte bodies past the preflight"; $(conform_peak); stop_big; \
+	start_big --size $(BIG_UNDER_CAP) --upstream http://$(LOAD_ADDR); what="$(BIG_UNDER_CAP)-byte bodies past the preflight"; $(conform_peak); stop_big; \
+	kill $$mock; wait $$mock 2>/dev/null || true; \
+	$(BIN) serve --addr $(LOAD_ADDR) --scale 100 --log-format none > $$work/serve.log 2>&1 & pids="$$pids $$!"; \
+	for i in $$(seq 1 1200); do curl -sf -o /dev/null http://$(LOAD_ADDR)/api/v2/network/parameters?pagination.first=1 && break; sleep 0.25; done; \
+	url=http://$(LOAD_ADDR); what="the whole suite against harness serve --scale 100"; $(conform_peak)
 	@$(MACHINE)
 
 ## fuzz: each mock server fuzz target (and the fault grammar's, and the fixture reader's) for FUZZTIME

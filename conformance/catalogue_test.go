@@ -3,6 +3,9 @@ package conformance
 import (
 	"bytes"
 	"flag"
+	"fmt"
+
+	"github.com/chaindata/harness/conformance/report"
 	"github.com/chaindata/harness/conformance/rule"
 	"os"
 	"path/filepath"
@@ -78,6 +81,17 @@ func TestRuleCatalogue(t *testing.T) {
 	var buf bytes.Buffer
 	if err := WriteCatalogue(&buf, rules); err != nil {
 		t.Fatal(err)
+	}
+	// A reader of the repository alone can follow every citation: the
+	// catalogue names the spec and quotes each MUST rule's clause.
+	if !strings.Contains(buf.String(), "the document titled "+report.SpecName) {
+		t.Error("the catalogue does not name the spec its section numbers refer to")
+	}
+	for _, r := range rules {
+		quoted := strings.ReplaceAll(fmt.Sprintf("§%s: %q", r.Cite.Section, r.Cite.Quote), "|", `\|`) // a table cell
+		if !r.Strict && !strings.Contains(buf.String(), quoted) {
+			t.Errorf("the catalogue does not quote %s's clause", r.ID)
+		}
 	}
 	if *update {
 		if err := os.WriteFile(cataloguePath, buf.Bytes(), 0o644); err != nil {

@@ -36,5 +36,11 @@
 // independent requests go side by side up to config.Config.Concurrency, so
 // that requests that time out wait together; and response bodies are read
 // streaming into a memory budget every request in flight shares, the bodies
-// kept for the schema rules bounded too.
+// kept for the schema rules bounded too; a run that holds too much of the
+// deployment's answers stops as at its deadline.
+//
+// Mistakes a CI job would otherwise pass with are refused before the run:
+// a label filter naming no label of the suite, or selecting no rule (a
+// *LabelFilterError). ReadJSONReport reads a run's JSON report back into
+// its summary, from which conformance/report writes a CI job's summary.
 package conformance

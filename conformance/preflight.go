@@ -107,6 +107,8 @@ func transportProblem(cfg config.Config, p probe, ex *client.Exchange) string {
 		return fmt.Sprintf("cannot resolve the host %s (%s %s): %v", dnsErr.Name, p.flag, p.base, dnsErr.Err)
 	case isTimeout(err):
 		return fmt.Sprintf("no answer from %s %s within %s (--timeout): GET %s", p.flag, p.base, cfg.Timeout, ex.URL)
+	case errors.Is(err, http.ErrSchemeMismatch):
+		return fmt.Sprintf("cannot ask %s over HTTPS (%s %s): the server speaks plain HTTP: use http://%s", host, p.flag, p.base, strings.TrimPrefix(p.base, "https://"))
 	case errors.Is(err, client.ErrBodyTooLarge):
 		return fmt.Sprintf("GET %s answered HTTP %d with a body larger than %d MiB: is %s %s the API's address?", ex.URL, ex.Status, client.MaxBody>>20, p.flag, p.base)
 	case errors.As(err, &certErr), errors.As(err, &unknownAuthority):

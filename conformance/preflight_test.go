@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/paging"
 	"github.com/chaindata/harness/conformance/txrules"
@@ -145,7 +147,15 @@ func TestPreflight(t *testing.T) {
 		}, want: "answered HTTP 502 with a body that is not JSON"},
 		{name: "endless body", base: func(t *testing.T) string {
 			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: endless})
-		}, want: "with a body larger than 64 MiB"},
+		}, want: fmt.Sprintf("with a body larger than %d MiB", client.MaxBody>>20)},
+		{name: "https:// to a plain HTTP server", base: func(t *testing.T) string {
+			plain := routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: ok})
+			return "https://" + strings.TrimPrefix(plain, "http://")
+		}, want: "over HTTPS (--base-url https://127.0.0.1:"},
+		{name: "https:// to a plain HTTP server says what to use", base: func(t *testing.T) string {
+			plain := routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: ok})
+			return "https://" + strings.TrimPrefix(plain, "http://")
+		}, want: "): the server speaks plain HTTP: use http://127.0.0.1:"},
 		{name: "wants credentials", base: func(t *testing.T) string {
 			return routes(t, map[string]http.HandlerFunc{paging.ParametersListing.Path: answer(401, "application/json", `{"code":16,"message":"no key"}`)})
 		}, want: "answered HTTP 401: the deployment wants credentials"},

@@ -25,7 +25,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/extensions/globals"
 	"github.com/onsi/ginkgo/v2/formatter"
-	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 )
@@ -84,22 +83,13 @@ type RunOptions struct {
 	FailOnSkip bool
 	// Verbose prints every rule as it runs, not only the failures.
 	Verbose bool
+	// NoColor writes the console report without colour; it has none
+	// anyway when Output is not a terminal (the NO_COLOR convention:
+	// harness conform sets it when NO_COLOR is set and not empty).
+	NoColor bool
 	// Output receives Ginkgo's report and the summary; nil means standard
 	// output.
 	Output io.Writer
-}
-
-// CheckLabelFilter reports whether a label filter parses.
-func CheckLabelFilter(filter string) error {
-	if filter == "" {
-		return nil
-	}
-	if _, err := types.ParseLabelFilter(filter); err != nil {
-		// Ginkgo colours its message for a terminal.
-		msg := ansiEscape.ReplaceAllString(err.Error(), "")
-		return fmt.Errorf("label filter %q: %s", filter, strings.Join(strings.Fields(msg), " "))
-	}
-	return nil
 }
 
 var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
@@ -139,6 +129,9 @@ func Run(cfg config.Config, opts RunOptions) (*report.Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
+	if err := CheckLabelFilterSelects(opts.LabelFilter, rules); err != nil {
+		return nil, fmt.Errorf("conformance: %w", err)
+	}
 	if err := checkWaivers(opts.Waivers, rules); err != nil {
 		return nil, fmt.Errorf("conformance: waivers: %w", err)
 	}
@@ -150,9 +143,11 @@ func Run(cfg config.Config, opts RunOptions) (*report.Summary, error) {
 	if out == nil {
 		out = os.Stdout
 	}
-	// The default reporter writes to formatter.ColorableStdOut.
+	// The default reporter writes to formatter.ColorableStdOut, here
+	// without its header and final count (ginkgoConsole).
+	console := &ginkgoConsole{out: out}
 	prevOut := formatter.ColorableStdOut
-	formatter.ColorableStdOut = out
+	formatter.ColorableStdOut = console
 	defer func() { formatter.ColorableStdOut = prevOut }()
 
 	suiteConfig, reporterConfig := GinkgoConfiguration()
@@ -162,7 +157,11 @@ func Run(cfg config.Config, opts RunOptions) (*report.Summary, error) {
 	// run first, in the words of the summary.
 	suiteConfig.Timeout = cfg.WithDefaults().RunTimeout + time.Minute
 	suiteConfig.RandomizeAllSpecs = false
-	reporterConfig.NoColor = !isTerminal(out)
+	// Ginkgo orders the top-level containers by its seed: the suite's
+	// seed, so that a seed repeats the order as well as the queries, and
+	// a run has one seed.
+	suiteConfig.RandomSeed = cfg.WithDefaults().Seed
+	reporterConfig.NoColor = opts.NoColor || !terminal(out)
 	reporterConfig.Verbose = opts.Verbose
 	reporterConfig.Succinct = false
 	reporterConfig.JUnitReport, reporterConfig.JSONReport = "", ""
@@ -184,11 +183,13 @@ func Run(cfg config.Config, opts RunOptions) (*report.Summary, error) {
 		summary.Rules = ruleResults(rules, r)
 		summary.Model = modelrules.CurrentModelReports()
 		summary.Stopped = deadlineStop(summary.Rules)
+		summary.UnmatchedWaivers = report.FindUnmatchedWaivers(opts.Waivers, summary.Rules, started)
 		reportErr = writeReports(r, summary, opts)
 	})
 	RegisterFailHandler(rule.FailRule)
 	t := &ginkgoT{}
 	RunSpecs(t, rule.SuiteDescription, suiteConfig, reporterConfig)
+	console.Flush()
 	report.WriteSummary(out, summary)
 	if reportErr != nil {
 		return summary, reportErr
@@ -260,6 +261,11 @@ func ruleResults(rules []rule.Rule, r Report) []report.RuleResult {
 					if entryValue(e, &w) {
 						res.Waiver = &w
 					}
+				case rule.EntryProblems:
+					var ps []rule.Problem
+					if entryValue(e, &ps) {
+						res.Problems = ps
+					}
 				}
 			}
 			res.Message = s.Failure.Message
@@ -289,11 +295,23 @@ func entryValue[T any](e types.ReportEntry, dst *T) bool {
 	return json.Unmarshal([]byte(e.Value.AsJSON), dst) == nil && e.Value.AsJSON != ""
 }
 
+// writeReports writes the reports opts asks for. The JSON report is
+// Ginkgo's, with the suite's verdict: it fails with the run, and says why
+// beyond failed rules (the run stopped, a waiver expired, --fail-on-skip).
 func writeReports(r Report, s *report.Summary, opts RunOptions) error {
 	var errs []error
+	r.SuiteSucceeded = r.SuiteSucceeded && s.Passed()
+	r.SpecialSuiteFailureReasons = append(slices.Clone(r.SpecialSuiteFailureReasons), specialReasons(s, r.SpecialSuiteFailureReasons)...)
 	if opts.JSONReportFile != "" {
-		if err := reporters.GenerateJSONReport(r, opts.JSONReportFile); err != nil {
-			errs = append(errs, fmt.Errorf("write JSON report %s: %w", opts.JSONReportFile, err))
+		// Ginkgo's JSON report, written as reporters.GenerateJSONReport
+		// writes it, through writeFile: a failed write leaves the
+		// previous report intact.
+		if err := writeFile(opts.JSONReportFile, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode([]types.Report{r})
+		}); err != nil {
+			errs = append(errs, fmt.Errorf("write JSON report: %w", err))
 		}
 	}
 	if opts.JUnitFile != "" {
@@ -309,12 +327,33 @@ func writeReports(r Report, s *report.Summary, opts RunOptions) error {
 	return errors.Join(errs...)
 }
 
+// specialReasons says why the run fails beyond its failed rules, one
+// reason a line, for the JSON report: those not among the given ones.
+func specialReasons(s *report.Summary, given []string) []string {
+	var out []string
+	if s.Stopped != "" && !slices.Contains(given, s.Stopped) {
+		out = append(out, s.Stopped)
+	}
+	for _, w := range s.ExpiredWaivers {
+		out = append(out, fmt.Sprintf("the waiver of %s expired %s", w.Rule, w.Expires))
+	}
+	if c := s.Counts(); s.FailOnSkip && c.Skipped > 0 {
+		out = append(out, fmt.Sprintf("%d rules skipped (--fail-on-skip)", c.Skipped))
+	}
+	return out
+}
+
 // writeFile writes a report to a temporary file beside path and renames it
-// into place, so that a failed write leaves the previous report intact.
+// into place, so that a failed write leaves the previous report intact;
+// the directory is made when missing.
 func writeFile(path string, write func(io.Writer) error) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
+	}
+	// A report may go into a directory of its own (reports/junit.xml).
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
@@ -342,6 +381,10 @@ func writeFile(path string, write func(io.Writer) error) error {
 	}
 	return nil
 }
+
+// terminal reports whether a writer is a terminal (isTerminal); tests
+// replace it.
+var terminal = isTerminal
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
@@ -456,6 +499,7 @@ func WriteCatalogue(w io.Writer, rules []rule.Rule) error {
 	b.WriteString("# Conformance rules\n\n")
 	b.WriteString("Generated from the suite by `harness conform --list` (or `go test ./conformance -run TestRuleCatalogue -update`); do not edit.\n\n")
 	fmt.Fprintf(&b, "%d rules: %d MUST (the spec states them; each cites the spec text it rests on), %d SHOULD (only docs/behaviour.md decides them; label `strict`, skipped by `--label-filter '!strict'`).\n", len(rules), must, len(rules)-must)
+	fmt.Fprintf(&b, "The spec is the API's specification, the document titled %s, which is not part of this repository: a section number (§4.5) is one of its sections, and each MUST rule quotes the clause it rests on (the Spec column), so that it can be followed without the spec at hand.\n", report.SpecName)
 	b.WriteString("Each rule is one Ginkgo spec labelled with its ID, listing and area; select with `--label-filter`, e.g. `'games && epochs'` or `'GAMES-EPO-001'`.\n")
 	b.WriteString("An ID never changes once published and is never reused: waivers and CI history can rely on it.\n\n")
 	b.WriteString("| ID | Listing | Area | Level | Rule | Spec |\n|---|---|---|---|---|---|\n")

@@ -164,11 +164,19 @@ func (s *Server) withControl(api http.Handler) http.Handler {
 		{http.MethodGet, "/harness/walks", s.handleWalks},
 		{http.MethodGet, "/harness/verify", s.handleVerify},
 	}
-	for i, rt := range routes {
+	allowed := map[string][]string{}
+	for _, rt := range routes {
 		mux.HandleFunc(rt.method+" "+rt.path, rt.handler)
-		if i == 0 || routes[i-1].path != rt.path {
-			mux.HandleFunc(rt.path, func(w http.ResponseWriter, _ *http.Request) { writeError(w, errMethodNotAllowed) })
-		}
+		allowed[rt.path] = append(allowed[rt.path], rt.method)
+	}
+	// Another method on a control path: 405 with Allow (the API's own
+	// listings keep the gateway's 501).
+	for p, methods := range allowed {
+		allow := strings.Join(methods, ", ")
+		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			writeError(w, controlMethodNotAllowed(r.Method, allow))
+		})
 	}
 	notFound := func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) }
 	mux.HandleFunc("/", notFound)

@@ -1,12 +1,15 @@
 package mockserver
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver/faults"
@@ -204,9 +207,10 @@ func TestControlAPIRefuses(t *testing.T) {
 		{"faults too big", live, "POST", "/harness/faults", "", "rules: []\n#" + strings.Repeat("x", 1<<20), 400, "at most 1048576 bytes"},
 		{"status with parameters", live, "GET", "/harness/status", "verbose=1", "", 400, "status takes no parameters"},
 		{"reset with parameters", live, "POST", "/harness/reset", "hard=1", "", 400, "reset takes no parameters"},
-		{"advance by GET", live, "GET", "/harness/advance", "blocks=1", "", 501, "Method Not Allowed"},
-		{"status by POST", live, "POST", "/harness/status", "", "", 501, "Method Not Allowed"},
-		{"reset by PUT", live, "PUT", "/harness/reset", "", "", 501, "Method Not Allowed"},
+		{"advance by GET", live, "GET", "/harness/advance", "blocks=1", "", 405, `"GET" is not a method of this path; it takes POST`},
+		{"status by POST", live, "POST", "/harness/status", "", "", 405, "it takes GET"},
+		{"reset by PUT", live, "PUT", "/harness/reset", "", "", 405, "Method Not Allowed"},
+		{"requests by POST", live, "POST", "/harness/requests", "", "", 405, "it takes GET, DELETE"},
 		{"an unknown operation", live, "GET", "/harness/metrics", "", "", 404, "Not Found"},
 		{"the prefix alone", live, "GET", "/harness", "", "", 404, "Not Found"},
 		{"a path not clean", live, "GET", "/harness/x/../status", "", "", 404, "Not Found"},
@@ -228,6 +232,9 @@ func TestControlAPIRefuses(t *testing.T) {
 			}
 			if !strings.Contains(said, tc.text) {
 				t.Errorf("%s: body %s does not say %q", r, r.body, tc.text)
+			}
+			if allow := r.header.Get("Allow"); (r.status == http.StatusMethodNotAllowed) != (allow != "") {
+				t.Errorf("%s: status %d with Allow %q; a 405, and only a 405, says which methods the path takes", r, r.status, allow)
 			}
 			if after := tc.s.statusRaw(t); after != before {
 				t.Errorf("a refused request changed the status:\n%s\nwas\n%s", after, before)
@@ -365,4 +372,76 @@ func clip(s string, n int) string {
 		return s[:n] + "..."
 	}
 	return s
+}
+
+// TestRequestTargetsThatAreNoPath: a request target net/http's mux cannot
+// route ("*", an authority) gets the API's error body, a 400, on the API
+// and with the control API on; a target in absolute form is served.
+func TestRequestTargetsThatAreNoPath(t *testing.T) {
+	t.Parallel()
+	w := genWorld(t)
+	for _, control := range []bool{false, true} {
+		s := serve(t, Config{Control: control}, w)
+		addr := strings.TrimPrefix(s.url, "http://")
+		tests := []struct {
+			line   string
+			status int
+			say    string
+		}{
+			{"GET * HTTP/1.1", 400, `the request target must be a path starting with /, got "*"`},
+			{"POST * HTTP/1.1", 400, `got "*"`},
+			{"CONNECT " + addr + " HTTP/1.1", 400, `got "` + addr + `"`},
+			{"GET http://" + addr + "/api/v2/network/parameters?pagination.first=1 HTTP/1.1", 200, ""},
+		}
+		for _, tc := range tests {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conn.SetDeadline(time.Now().Add(10 * time.Second))
+			fmt.Fprintf(conn, "%s\r\nHost: %s\r\nConnection: close\r\n\r\n", tc.line, addr)
+			resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: strings.Fields(tc.line)[0]})
+			if err != nil {
+				conn.Close()
+				t.Fatalf("%s: %v", tc.line, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			conn.Close()
+			if resp.StatusCode != tc.status {
+				t.Errorf("%s (control %v): HTTP %d, want %d: %s", tc.line, control, resp.StatusCode, tc.status, body)
+				continue
+			}
+			if tc.status == 200 {
+				continue
+			}
+			if err := validateCached("Error", body); err != nil || resp.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("%s: not the error body (%v, %q): %s", tc.line, err, resp.Header.Get("Content-Type"), body)
+			}
+			var e struct {
+				Code    int32 `json:"code"`
+				Details []struct {
+					Inner string `json:"inner"`
+				} `json:"details"`
+			}
+			if err := json.Unmarshal(body, &e); err != nil || e.Code != 3 || len(e.Details) != 1 || !strings.Contains(e.Details[0].Inner, tc.say) {
+				t.Errorf("%s: body %s does not say %q with code 3", tc.line, body, tc.say)
+			}
+		}
+	}
+}
+
+// TestControlAllow: a 405 of the control API names in Allow exactly the
+// methods its path takes.
+func TestControlAllow(t *testing.T) {
+	t.Parallel()
+	s, _ := liveServer(t, Config{Control: true}, genWorld(t), 0)
+	for path, want := range map[string]string{
+		"/harness/status": "GET", "/harness/advance": "POST", "/harness/faults": "POST", "/harness/reset": "POST",
+		"/harness/requests": "GET, DELETE", "/harness/walks": "GET",
+	} {
+		r := controlRaw(t, s, "PATCH", path, "", "")
+		if r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != want {
+			t.Errorf("PATCH %s: HTTP %d, Allow %q; want 405 and %q", path, r.status, r.header.Get("Allow"), want)
+		}
+	}
 }

@@ -85,6 +85,24 @@ var (
 	errMethodNotAllowed = &apiError{status: http.StatusNotImplemented, code: codeUnimplemented, message: "Method Not Allowed"}
 )
 
+// controlMethodNotAllowed is a method a control API path does not take
+// (405, code 12, detail 10000 naming the methods it takes; the handler
+// sets Allow).
+func controlMethodNotAllowed(method, allow string) *apiError {
+	return &apiError{
+		status: http.StatusMethodNotAllowed, code: codeUnimplemented, message: "Method Not Allowed",
+		details: []errorDetail{{Type: errorDetailType, Code: detailNotMapped, Message: "method not allowed",
+			Inner: fmt.Sprintf("%s is not a method of this path; it takes %s", quote.Value(method), allow)}},
+	}
+}
+
+// badRequestTarget is a request target that is not a path ("*", an
+// authority): 400 with the error body, where http.ServeMux would answer an
+// empty 400.
+func badRequestTarget(target string) *apiError {
+	return invalidArgument("invalid request target", "the request target must be a path starting with /, got "+quote.Value(target))
+}
+
 func internalError(inner string) *apiError {
 	return &apiError{
 		status: http.StatusInternalServerError, code: codeInternal, message: "Internal error",

@@ -180,7 +180,7 @@ func TestJournalClears(t *testing.T) {
 		t.Fatalf("after reset: %d requests", len(got))
 	}
 	checkError(t, controlRaw(t, s, http.MethodDelete, "/harness/requests", "x=1", ""), errRule.with("takes no parameters"))
-	checkError(t, controlRaw(t, s, http.MethodPut, "/harness/requests", "", ""), errMethodBody)
+	checkError(t, controlRaw(t, s, http.MethodPut, "/harness/requests", "", ""), wantErr{status: 405, detail: 10000, text: "it takes GET, DELETE"})
 }
 
 // TestJournalNeedsTheToken checks a control token guards the journal's

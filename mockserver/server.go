@@ -281,9 +281,15 @@ func literalPattern(p string) string {
 
 // exactPaths answers a path that is not in canonical form ("//x", "/a/./b",
 // "/a/../b") with notFound's 404: every listing lives at one exact path, and
-// http.ServeMux would instead redirect with an HTML body.
+// http.ServeMux would instead redirect with an HTML body. A request target
+// that is no path at all ("GET *", "CONNECT host:443") is a 400 with the
+// error body, where http.ServeMux would answer an empty 400.
 func exactPaths(next http.Handler, notFound http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/") {
+			writeError(w, badRequestTarget(r.RequestURI))
+			return
+		}
 		if r.URL.Path != path.Clean(r.URL.Path) {
 			notFound(w, r)
 			return

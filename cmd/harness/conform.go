@@ -48,6 +48,8 @@ func parseConform(e *env, args []string) (conformArgs, int) {
 	if v := e.lookupEnv(config.EnvLabelFilter); v != "" {
 		a.opts.LabelFilter = v
 	}
+	// NO_COLOR (no-color.org): set and not empty, no colour.
+	a.opts.NoColor = e.lookupEnv("NO_COLOR") != ""
 	if code := parseFlags(fs, args); code >= 0 {
 		return a, code
 	}
@@ -63,7 +65,7 @@ func parseConform(e *env, args []string) (conformArgs, int) {
 	if err := a.cfg.Validate(); err != nil {
 		return a, usageError(e.stderr, fs, "%v", err)
 	}
-	if err := conformance.CheckLabelFilter(a.opts.LabelFilter); err != nil {
+	if err := checkLabelFilter(a.opts.LabelFilter); err != nil {
 		return a, usageError(e.stderr, fs, "%v", err)
 	}
 	if *waivers != "" {
@@ -74,6 +76,19 @@ func parseConform(e *env, args []string) (conformArgs, int) {
 		a.opts.Waivers = ws
 	}
 	return a, -1
+}
+
+// checkLabelFilter refuses a label filter that does not parse, names a
+// label no rule carries, or selects no rule.
+func checkLabelFilter(filter string) error {
+	if err := conformance.CheckLabelFilter(filter); err != nil || filter == "" {
+		return err
+	}
+	rules, err := conformance.Rules()
+	if err != nil {
+		return err
+	}
+	return conformance.CheckLabelFilterSelects(filter, rules)
 }
 
 // runConform runs the conformance suite against a deployment: exit 0 when
@@ -95,6 +110,11 @@ func runConform(_ context.Context, e *env, args []string) int {
 		return exitOK
 	}
 	a.opts.Output = e.stdout
+	if e.setMemoryLimit != nil {
+		// What the run holds is bounded (client.HeapGuard); the limit
+		// keeps its garbage from doubling the process on top of it.
+		defer e.setMemoryLimit(e.setMemoryLimit(client.MemoryLimit))
+	}
 	summary, err := conformance.Run(a.cfg, a.opts)
 	if summary == nil {
 		fmt.Fprintf(e.stderr, "harness conform: %v\n", err)

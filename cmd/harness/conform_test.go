@@ -26,6 +26,10 @@ func TestConformUsageErrors(t *testing.T) {
 		{"no base URL", []string{"conform"}, "--base-url is required"},
 		{"relative base URL", []string{"conform", "--base-url", "localhost:8080"}, "has no scheme; use http://localhost:8080"},
 		{"bad label filter", []string{"conform", "--base-url", "http://127.0.0.1:1", "--label-filter", "((games"}, "label filter"},
+		{"a label no rule carries", []string{"conform", "--base-url", "http://127.0.0.1:1", "--label-filter", "gmaes"},
+			`harness conform: label filter "gmaes" names no label of the suite: "gmaes"; did you mean "games"? (harness conform --list shows every rule with its labels)` + "\nRun \"harness conform -h\" for usage.\n"},
+		{"a filter selecting no rule", []string{"conform", "--base-url", "http://127.0.0.1:1", "--label-filter", "games && !games"},
+			`label filter "games && !games" selects no rule`},
 		{"unknown flag", []string{"conform", "--nope"}, "unknown flag --nope"},
 		{"stray argument", []string{"conform", "--base-url", "http://127.0.0.1:1", "extra"}, "unexpected argument"},
 	}
@@ -72,8 +76,8 @@ func TestConformRunsTheSuite(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "SUCCESS!") {
-		t.Errorf("the output is not Ginkgo's report:\n%s", out)
+	if !strings.Contains(out, "•") || !strings.Contains(out, "\nVerdict: PASSED\n") || strings.Contains(out, "Random Seed") || strings.Contains(out, "Will run") {
+		t.Errorf("the output is not Ginkgo's progress (without its header) and the summary:\n%s", out)
 	}
 	if !strings.Contains(out, "traffic: ") || strings.Contains(out, "traffic: 0 requests") {
 		t.Errorf("the output does not end with the run's traffic:\n%s", out)
@@ -153,6 +157,7 @@ func TestConformEnvironmentErrors(t *testing.T) {
 		{"bad transactions URL", map[string]string{"HARNESS_TRANSACTIONS_URL": "ftp://x"}, nil, "HARNESS_TRANSACTIONS_URL"},
 		{"bad headers", map[string]string{"HARNESS_HEADERS": "X-Api-Key " + secret}, nil, "HARNESS_HEADERS line 1"},
 		{"bad label filter", map[string]string{"HARNESS_BASE_URL": "http://127.0.0.1:1", "HARNESS_LABEL_FILTER": "((games"}, nil, "label filter"},
+		{"a label filter selecting no rule", map[string]string{"HARNESS_BASE_URL": "http://127.0.0.1:1", "HARNESS_LABEL_FILTER": "snapshots && epochs"}, nil, "selects no rule"},
 		{"bad --header", nil, []string{"--base-url", "http://127.0.0.1:1", "--header", "X-Api-Key=" + secret}, "--header 1"},
 		{"negative --rate", nil, []string{"--base-url", "http://127.0.0.1:1", "--rate", "-2"}, "-rate"},
 		{"negative --concurrency", nil, []string{"--base-url", "http://127.0.0.1:1", "--concurrency", "-2"}, "--concurrency"},
@@ -211,5 +216,39 @@ func TestConformReportsAreReadable(t *testing.T) {
 		if mode := st.Mode().Perm(); mode != 0o644 {
 			t.Errorf("%s %s: mode %04o, want 0644", flag, filepath.Base(path), mode)
 		}
+	}
+}
+
+// TestConformNoColor: NO_COLOR set and not empty turns the console's colour
+// off (a console that is not a terminal has none anyway).
+func TestConformNoColor(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  bool
+	}{{"", false}, {"1", true}, {"0", true}} {
+		e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(k string) string {
+			if k == "NO_COLOR" {
+				return tc.value
+			}
+			return ""
+		}}
+		a, code := parseConform(e, []string{"--base-url", "http://127.0.0.1:1"})
+		if code != -1 || a.opts.NoColor != tc.want {
+			t.Errorf("NO_COLOR=%q: code %d, NoColor %v; want %v", tc.value, code, a.opts.NoColor, tc.want)
+		}
+	}
+}
+
+// TestConformSetsTheMemoryLimit: harness conform sets the process's soft
+// memory limit for its run and gives the previous one back after.
+func TestConformSetsTheMemoryLimit(t *testing.T) {
+	var set []int64
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard,
+		setMemoryLimit: func(n int64) int64 { set = append(set, n); return 12345 }}
+	if code := run(t.Context(), e, []string{"conform", "--base-url", closedPortURL(t)}); code != exitFailure {
+		t.Errorf("exit %d against a closed port, want %d", code, exitFailure)
+	}
+	if !slices.Equal(set, []int64{client.MemoryLimit, 12345}) {
+		t.Errorf("limits set %v, want %d for the run and the previous one after", set, client.MemoryLimit)
 	}
 }

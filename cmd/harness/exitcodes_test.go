@@ -88,6 +88,13 @@ func TestExitCodes(t *testing.T) {
 		{"conform without --base-url", []string{"conform"}, false, exitUsage},
 		{"conform with a missing waiver file", []string{"conform", "--base-url", mock, "--waivers", filepath.Join(dir, "none.yaml")}, false, exitUsage},
 
+		{"report", []string{"report", writeRunReport(t, dir)}, false, exitOK},
+		{"report a missing report", []string{"report", filepath.Join(dir, "none.json")}, false, exitFailure},
+		{"report without a report", []string{"report"}, false, exitUsage},
+
+		{"completion", []string{"completion", "bash"}, false, exitOK},
+		{"completion for an unknown shell", []string{"completion", "powershell"}, false, exitUsage},
+
 		{"record", []string{"record", "--from", mock, "--out", filepath.Join(dir, "rec"), "--listings", "networkparameters", "--max-pages", "1", "--log-format", "none"}, false, exitOK},
 		{"record an unreachable deployment", []string{"record", "--from", deadURL, "--out", filepath.Join(dir, "rec-dead"), "--log-format", "none"}, false, exitFailure},
 		{"record without --from", []string{"record", "--out", filepath.Join(dir, "rec-none")}, false, exitUsage},
@@ -98,9 +105,10 @@ func TestExitCodes(t *testing.T) {
 	}
 
 	// Every subcommand has a row for each code it can give. harness
-	// schemas only prints what exists, and harness version only its
-	// version, so neither finds a problem to exit 1 with.
-	neverFails := map[string]bool{"schemas": true, "version": true}
+	// schemas only prints what exists, harness version only its version,
+	// and harness completion only a script, so none finds a problem to
+	// exit 1 with.
+	neverFails := map[string]bool{"schemas": true, "version": true, "completion": true}
 	covered := map[string]map[int]bool{}
 	for _, tc := range tests {
 		if len(tc.args) == 0 {

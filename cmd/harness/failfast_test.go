@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/chaindata/harness/conformance"
+	"github.com/chaindata/harness/conformance/client"
 )
 
 // Pages that answer the preflight: one row of the parameters listing, no
@@ -237,7 +238,7 @@ func TestConformEndlessBodyMemory(t *testing.T) {
 	if peak >= limitKB {
 		t.Errorf("peak resident memory %d MB, want under %d MB", peak>>10, limitKB>>10)
 	}
-	if !strings.Contains(string(out), "body larger than 67108864 bytes (64 MiB)") {
+	if !strings.Contains(string(out), client.ErrBodyTooLarge.Error()) {
 		t.Errorf("no failure says a body was larger than the cap:\n%s", lastLines(string(out), 10))
 	}
 }

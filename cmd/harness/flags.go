@@ -23,6 +23,9 @@ func newFlagSet(e *env, name, synopsis string) *flag.FlagSet {
 		fmt.Fprintf(fs.Output(), "Usage: harness %s %s\n\nFlags:\n", name, synopsis)
 		fs.PrintDefaults()
 	}
+	if e.flagSet != nil {
+		e.flagSet(fs)
+	}
 	return fs
 }
 

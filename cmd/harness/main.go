@@ -12,10 +12,12 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -40,6 +42,13 @@ type env struct {
 	// memAvailable returns the memory the process may still use (ok false
 	// when unknown); nil reads the machine's (availableMemory).
 	memAvailable func() (bytes uint64, ok bool)
+	// setMemoryLimit sets the process's soft memory limit and returns the
+	// previous one (runtime/debug.SetMemoryLimit); nil leaves it alone, as
+	// the tests that run commands in their own process do.
+	setMemoryLimit func(int64) int64
+	// flagSet, when set, is given every flag set a command makes (see
+	// newFlagSet): harness completion reads the commands' flags from it.
+	flagSet func(*flag.FlagSet)
 }
 
 // lookupEnv returns the environment variable's value, "" when unset.
@@ -64,20 +73,29 @@ func commands() []command {
 		{"validate", "check JSON documents against a schema", runValidate},
 		{"schemas", "list the schemas, print one or all in one document, or export OpenAPI", runSchemas},
 		{"conform", "run the conformance suite against a base URL", runConform},
+		{"report", "turn a conform run's JSON report into a CI job's summary and annotations", runReport},
 		{"record", "record a live deployment's listings as fixtures", runRecord},
 		{"proxy", "forward requests to a deployment and validate its responses", runProxy},
 		{"version", "print the version of this binary", runVersion},
+		{"completion", "print a shell completion script: bash, zsh or fish", runCompletion},
 	}
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
+	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, setMemoryLimit: debug.SetMemoryLimit}, os.Args[1:])
 	stop()
 	os.Exit(code)
 }
 
 func run(ctx context.Context, e *env, args []string) int {
+	if len(args) > 1 && args[0] == "help" && args[1] != "help" {
+		// "harness help serve" is "harness serve --help".
+		if _, ok := findCommand(args[1]); !ok {
+			return unknownCommand(e.stderr, args[1])
+		}
+		return run(ctx, e, []string{args[1], "--help"})
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(e.stdout)
 		if len(args) == 0 {
@@ -88,12 +106,20 @@ func run(ctx context.Context, e *env, args []string) int {
 	if args[0] == "--version" || args[0] == "-version" {
 		return runVersion(ctx, e, args[1:])
 	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(ctx, e, args[1:])
-		}
+	if c, ok := findCommand(args[0]); ok {
+		return c.run(ctx, e, args[1:])
 	}
 	return unknownCommand(e.stderr, args[0])
+}
+
+// findCommand returns the command of a name.
+func findCommand(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 // commandSynonyms are names people reach for (from other tools) and the
@@ -138,8 +164,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run \"harness <command> -h\" for the flags of a command.")
+	fmt.Fprintln(w, "Run \"harness help <command>\" (or \"harness <command> -h\") for the flags of a command.")
 }

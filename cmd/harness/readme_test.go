@@ -8,6 +8,8 @@ package main
 // repository does not hold.
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -497,5 +499,26 @@ func TestDocLinkRules(t *testing.T) {
 	}
 	if got := lineCount("a\nb"); got != 2 {
 		t.Errorf("lineCount of two lines, the last without a newline = %d", got)
+	}
+}
+
+// TestLicense: the repository's LICENSE is the Apache License 2.0, word
+// for word (the text apache.org publishes, whose SHA-256 this is), and the
+// README names it.
+func TestLicense(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(moduleRoot, "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const apache20 = "cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30"
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != apache20 {
+		t.Errorf("LICENSE (SHA-256 %x) is not the Apache License 2.0's text", sum)
+	}
+	readme, err := os.ReadFile(filepath.Join(moduleRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "Apache License 2.0: [LICENSE](LICENSE)") {
+		t.Error("README.md does not name the license")
 	}
 }

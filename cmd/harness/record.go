@@ -117,7 +117,11 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		if ctx.Err() != nil {
 			fmt.Fprintf(e.stderr, "harness record: interrupted; run the same command again to continue from the last page recorded\n")
 		} else {
-			fmt.Fprintf(e.stderr, "harness record: %v\n(run the same command again to continue from the last page recorded)\n", err)
+			hint := "run the same command again to continue from the last page recorded"
+			if errors.Is(err, http.ErrSchemeMismatch) {
+				hint = "the server speaks plain HTTP: use http:// in --from (or --transactions-url)"
+			}
+			fmt.Fprintf(e.stderr, "harness record: %v\n(%s)\n", err, hint)
 		}
 		return exitFailure
 	}

@@ -105,7 +105,7 @@ func TestRecordReplayConforms(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("conform against the replay: exit %d\n%s", code, report)
 	}
-	if !strings.Contains(report, "SUCCESS!") {
+	if !strings.Contains(report, "\nVerdict: PASSED\n") {
 		t.Errorf("conform output:\n%s", report)
 	}
 }
@@ -305,5 +305,16 @@ func TestRecordSendsHeaders(t *testing.T) {
 	// went with every request.
 	if code, _, errText := runCmd(t, "record", "--from", gate.URL, "--out", t.TempDir(), "--listings", "snapshots", "--log-format", "none"); code != exitFailure || !strings.Contains(errText, "401") {
 		t.Errorf("without the key: exit %d, stderr %q; want 1 and the 401", code, errText)
+	}
+}
+
+// TestRecordHTTPSToPlainHTTP: an https:// URL a plain HTTP server answers
+// gets a hint to use http://.
+func TestRecordHTTPSToPlainHTTP(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	code, _, errOut := runCmd(t, "record", "--from", "https://"+strings.TrimPrefix(srv.URL, "http://"), "--out", t.TempDir(), "--log-format", "none")
+	if code != exitFailure || !strings.Contains(errOut, "(the server speaks plain HTTP: use http:// in --from (or --transactions-url))") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }

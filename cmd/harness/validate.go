@@ -19,6 +19,7 @@ func runValidate(_ context.Context, e *env, args []string) int {
 	profileName := fs.String("profile", string(schemas.Reference),
 		"how strictly to read the schemas: reference (what the mock writes: closed objects, every field the real network writes) or spec (only what the spec states)")
 	ndjson := fs.Bool("ndjson", false, "treat every input as newline-delimited JSON, one document per line")
+	quiet := fs.Bool("q", false, "print nothing for a valid input (only the violations)")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -48,11 +49,28 @@ func runValidate(_ context.Context, e *env, args []string) int {
 			continue
 		}
 		lines := strings.HasSuffix(path, ".ndjson") || *ndjson
-		if !checkDocument(e.stdout, v, path, data, lines) {
+		ok, docs := checkDocument(e.stdout, v, path, data, lines)
+		switch {
+		case !ok:
 			code = exitFailure
+		case !*quiet:
+			fmt.Fprintln(e.stdout, validLine(path, docs, lines, *name, profile))
 		}
 	}
 	return code
+}
+
+// validLine says what was checked of a valid input: how many documents
+// (for NDJSON), against which schema, in which profile.
+func validLine(path string, docs int, lines bool, schema string, profile schemas.Profile) string {
+	what := "valid"
+	if lines {
+		what = fmt.Sprintf("%d documents valid", docs)
+		if docs == 1 {
+			what = "1 document valid"
+		}
+	}
+	return fmt.Sprintf("%s: %s (schema %s, profile %s)", path, what, schema, profile)
 }
 
 func readInput(e *env, path string) ([]byte, error) {
@@ -64,13 +82,14 @@ func readInput(e *env, path string) ([]byte, error) {
 
 // checkDocument validates one input and prints one line per violation,
 // prefixed with where it is, and followed by the profile when it is not the
-// default. It reports whether the input is valid. The lines of NDJSON are
-// validated on every core, in batches, and reported in input order.
-func checkDocument(w io.Writer, v *schemas.Validator, path string, data []byte, lines bool) bool {
+// default. It reports whether the input is valid, and how many documents it
+// held. The lines of NDJSON are validated on every core, in batches, and
+// reported in input order.
+func checkDocument(w io.Writer, v *schemas.Validator, path string, data []byte, lines bool) (bool, int) {
 	if !lines {
-		return report(w, path, v.Validate(data))
+		return report(w, path, v.Validate(data)), 1
 	}
-	ok := true
+	ok, count := true, 0
 	// A batch keeps memory bounded on huge inputs and output flowing; its
 	// lines are views of data.
 	const batch = 4096
@@ -97,12 +116,13 @@ func checkDocument(w io.Writer, v *schemas.Validator, path string, data []byte, 
 		}
 		docs = append(docs, line)
 		where = append(where, n)
+		count++
 		if len(docs) == batch {
 			flush()
 		}
 	}
 	flush()
-	return ok
+	return ok, count
 }
 
 func report(w io.Writer, where string, err error) bool {

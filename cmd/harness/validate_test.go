@@ -92,7 +92,7 @@ func TestValidateFiles(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runHarness(t, "", append([]string{"validate"}, tc.args...)...)
+			code, out, errOut := runHarness(t, "", append([]string{"validate", "-q"}, tc.args...)...)
 			if code != tc.wantCode {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tc.wantCode, errOut)
 			}
@@ -150,7 +150,7 @@ func TestValidateUsageErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, _ := wantUsageError(t, append([]string{"validate"}, tc.args...), tc.want)
+			out, _ := wantUsageError(t, append([]string{"validate", "-q"}, tc.args...), tc.want)
 			if out != "" {
 				t.Errorf("stdout %q, want nothing", out)
 			}
@@ -181,7 +181,7 @@ func TestValidateStandardInput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"validate", "--schema", "NetworkParameter"}, tc.args...)
+			args := append([]string{"validate", "-q", "--schema", "NetworkParameter"}, tc.args...)
 			code, out, errOut := runHarness(t, tc.stdin, args...)
 			if code != tc.wantCode {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tc.wantCode, errOut)
@@ -222,7 +222,7 @@ func TestValidateNDJSON(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeInputFile(t, dir, tc.file, tc.content)
-			args := append(append([]string{"validate", "--schema", "NetworkParameter"}, tc.flags...), path)
+			args := append(append([]string{"validate", "-q", "--schema", "NetworkParameter"}, tc.flags...), path)
 			code, out, errOut := runHarness(t, "", args...)
 			if code != tc.wantCode {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tc.wantCode, errOut)
@@ -289,7 +289,7 @@ func TestValidateProfile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runHarness(t, "", append([]string{"validate"}, tc.args...)...)
+			code, out, errOut := runHarness(t, "", append([]string{"validate", "-q"}, tc.args...)...)
 			if code != tc.wantCode {
 				t.Fatalf("exit %d, want %d (stdout %q, stderr %q)", code, tc.wantCode, out, errOut)
 			}
@@ -313,6 +313,48 @@ func TestValidateProfile(t *testing.T) {
 				if !strings.HasPrefix(got[i], w.prefix) || !strings.HasSuffix(got[i], w.suffix) {
 					t.Errorf("line %d = %q, want %q ... %q", i+1, got[i], w.prefix, w.suffix)
 				}
+			}
+		})
+	}
+}
+
+// TestValidateSaysWhatItChecked: a valid input gets one line saying what
+// was checked (documents, schema, profile); -q leaves it out; an invalid
+// input gets only its violations.
+func TestValidateSaysWhatItChecked(t *testing.T) {
+	dir := t.TempDir()
+	valid := writeInputFile(t, dir, "valid.json", validParam)
+	invalid := writeInputFile(t, dir, "invalid.json", invalidParam)
+	three := writeInputFile(t, dir, "three.ndjson", validParam+"\n"+validParam+"\n\n"+validParam+"\n")
+	one := writeInputFile(t, dir, "one.ndjson", validParam+"\n")
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"a file", "", []string{"--schema", "NetworkParameter", valid}, valid + ": valid (schema NetworkParameter, profile reference)\n"},
+		{"the spec profile", "", []string{"--schema", "NetworkParameter", "--profile", "spec", valid}, valid + ": valid (schema NetworkParameter, profile spec)\n"},
+		{"standard input", validParam, []string{"--schema", "NetworkParameter", "-"}, "-: valid (schema NetworkParameter, profile reference)\n"},
+		{"NDJSON counts its documents", "", []string{"--schema", "NetworkParameter", three}, three + ": 3 documents valid (schema NetworkParameter, profile reference)\n"},
+		{"one NDJSON document", "", []string{"--schema", "NetworkParameter", one}, one + ": 1 document valid (schema NetworkParameter, profile reference)\n"},
+		{"a line for each valid input only", "", []string{"--schema", "NetworkParameter", valid, invalid}, valid + ": valid (schema NetworkParameter, profile reference)\n"},
+		{"-q", "", []string{"-q", "--schema", "NetworkParameter", valid, three}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, out, errOut := runHarness(t, tc.stdin, append([]string{"validate"}, tc.args...)...)
+			if errOut != "" {
+				t.Errorf("stderr %q", errOut)
+			}
+			if tc.name == "a line for each valid input only" {
+				if !strings.HasPrefix(out, tc.want) || strings.Contains(out, invalid+": valid") {
+					t.Errorf("stdout %q, want it to start with %q and no valid line for %s", out, tc.want, invalid)
+				}
+				return
+			}
+			if out != tc.want {
+				t.Errorf("stdout %q, want %q", out, tc.want)
 			}
 		})
 	}

@@ -5,13 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/metrics"
 	"sync"
 )
 
 // Bounds of the memory the suite gives to response bodies.
 const (
-	// MaxBody bounds how much of one response the suite reads.
-	MaxBody = 64 << 20
+	// MaxBody bounds how much of one response the suite reads: well above
+	// the largest page the mock writes (a 5000-game page of the default
+	// world, about 6 MB), so that a larger body is a failure of the rule
+	// that asked, given up at the cap, not held.
+	MaxBody = 16 << 20
 	// bodyBudgetBytes bounds the bytes of every body being read at once,
 	// by all the requests of a run together: MaxBody counted across
 	// concurrent requests, so that --concurrency endless bodies cost no
@@ -26,7 +30,21 @@ const (
 	// schema rules; the answers past it are kept without their bodies. A
 	// run with the default bounds keeps about 40 MB against the default
 	// mock; one with --page-size 1000 --max-pages 100, about 65 MB.
-	MaxKeptBodies = 256 << 20
+	MaxKeptBodies = 128 << 20
+	// MemoryLimit is the soft memory limit harness conform sets for its
+	// process (runtime/debug's SetMemoryLimit): the garbage
+	// collector works harder as the process nears it, so that what a run
+	// holds, not its garbage, sets its size.
+	MemoryLimit = 384 << 20
+	// HeapGuard bounds the memory a run holds: when the live heap (as of
+	// the last collection) is more than HeapGuard above the heap the
+	// process held when the run began, the body being read is given up
+	// and the run stops (ErrRunMemory), as at its deadline: the rules not
+	// yet judged are skipped. Pages decoded and held by the rules then
+	// cannot grow the process without end, whatever sizes the server's
+	// answers come in. The whole suite against the mock holds at most
+	// about 180 MiB at scale 100.
+	HeapGuard = 256 << 20
 )
 
 // ErrBodyTooLarge and errBodyBudget are the reasons a body was not read
@@ -55,11 +73,38 @@ type bodyBudget struct {
 	given chan struct{}
 	// peak is the most chunks in use at once, for tests.
 	peak int
+	// heapLive returns the bytes the process holds (the live heap as of
+	// the last collection); guard is the most it may hold for a chunk to
+	// be read (0: no guard); overGuard is called when a read finds the
+	// process above it.
+	heapLive  func() uint64
+	guard     uint64
+	overGuard func()
 }
 
 // newBodyBudget returns a budget of the given bytes (at least one chunk).
 func newBodyBudget(bytes int) *bodyBudget {
-	return &bodyBudget{limit: max(1, bytes/bodyChunk), given: make(chan struct{})}
+	return &bodyBudget{limit: max(1, bytes/bodyChunk), given: make(chan struct{}), heapLive: heapLive}
+}
+
+// heapLive reads the live heap the last garbage collection marked (a
+// metric of every Go since 1.21).
+func heapLive() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// guarded reports whether the process holds more than the guard, and
+// calls overGuard when it does.
+func (b *bodyBudget) guarded() bool {
+	if b.guard == 0 || b.heapLive() <= b.guard {
+		return false
+	}
+	if b.overGuard != nil {
+		b.overGuard()
+	}
+	return true
 }
 
 // take returns a chunk for a reader that holds held chunks already,
@@ -145,6 +190,9 @@ func (b *bodyBudget) read(ctx context.Context, r io.Reader, limit int) ([]byte, 
 	n, fill := 0, bodyChunk // bytes read; bytes used of the last chunk
 	for {
 		if fill == bodyChunk {
+			if b.guarded() {
+				return joinChunks(chunks, min(n, bodyPrefix)), ErrRunMemory
+			}
 			chunk, err := b.take(ctx, len(chunks))
 			if err != nil {
 				return joinChunks(chunks, min(n, bodyPrefix)), err

@@ -5,11 +5,16 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/chaindata/harness/conformance/config"
 )
 
 // endlessReader is a body that never ends.
@@ -147,4 +152,96 @@ func TestBodyBudgetReusesChunks(t *testing.T) {
 	if n := len(b.free); n != 3 {
 		t.Errorf("%d chunks were made for ten reads of three chunks, want 3", n)
 	}
+}
+
+// TestBodyBudgetHeapGuard: a body is read while the process holds no more
+// than the guard; above it, the read gives the body up, keeping its
+// prefix, and calls overGuard once.
+func TestBodyBudgetHeapGuard(t *testing.T) {
+	body := strings.Repeat("y", 2*bodyChunk+5)
+	tests := []struct {
+		name       string
+		live       []uint64 // what heapLive returns, call by call (the last repeats)
+		guard      uint64
+		want       string
+		wantErr    error
+		wantCalled int
+	}{
+		{name: "no guard", live: []uint64{1 << 40}, guard: 0, want: body},
+		{name: "under the guard", live: []uint64{100}, guard: 100, want: body},
+		{name: "over the guard before the first chunk", live: []uint64{101}, guard: 100, want: "", wantErr: ErrRunMemory, wantCalled: 1},
+		{name: "crossing the guard mid-body", live: []uint64{50, 50, 150}, guard: 100, want: body[:bodyPrefix], wantErr: ErrRunMemory, wantCalled: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBodyBudget(bodyBudgetBytes)
+			calls := 0
+			b.heapLive = func() uint64 {
+				v := tc.live[min(calls, len(tc.live)-1)]
+				calls++
+				return v
+			}
+			b.guard = tc.guard
+			called := 0
+			b.overGuard = func() { called++ }
+			got, err := b.read(context.Background(), strings.NewReader(body), MaxBody)
+			if string(got) != tc.want {
+				t.Errorf("read %d bytes, want %d", len(got), len(tc.want))
+			}
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+				t.Errorf("error %v, want %v", err, tc.wantErr)
+			}
+			if called != tc.wantCalled {
+				t.Errorf("overGuard called %d times, want %d", called, tc.wantCalled)
+			}
+			if b.inUse != 0 {
+				t.Errorf("%d chunks still in use", b.inUse)
+			}
+		})
+	}
+}
+
+// TestRunStopsOverHeapGuard: a run whose body read finds the process over
+// the guard stops as at its deadline, saying why and what to change.
+func TestRunStopsOverHeapGuard(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"a":1}`)
+	}))
+	defer srv.Close()
+	st := newTraffic(config.Config{BaseURL: srv.URL}.WithDefaults())
+	defer st.Stop()
+	if st.bodies.guard < HeapGuard {
+		t.Fatalf("guard %d, want at least HeapGuard above the heap at the start", st.bodies.guard)
+	}
+	c := &Client{Config: config.Config{BaseURL: srv.URL}.WithDefaults(), State: st}
+	if ex := c.Get(srv.URL, "/", nil); ex.Err != nil || st.Expired() {
+		t.Fatalf("under the guard: error %v, stopped %v; want the body read", ex.Err, st.Expired())
+	}
+	st.bodies.heapLive = func() uint64 { return st.bodies.guard + 1 }
+	ex := c.Get(srv.URL, "/", nil)
+	if ex.Err == nil || !errors.Is(ex.Err, ErrRunMemory) {
+		t.Errorf("over the guard: error %v, want ErrRunMemory", ex.Err)
+	}
+	if !st.Expired() {
+		t.Fatal("the run did not stop over the guard")
+	}
+	for _, want := range []string{"more than 256 MiB", "--page-size", "--max-pages"} {
+		if msg := st.DeadlineMessage(); !strings.Contains(msg, want) {
+			t.Errorf("the stop says %q, want %q in it", msg, want)
+		}
+	}
+	if !errors.Is(context.Cause(st.Ctx), ErrRunMemory) {
+		t.Errorf("the run's cause is %v", context.Cause(st.Ctx))
+	}
+}
+
+// TestHeapLive: the live heap is read, and it holds at least what this test
+// keeps alive.
+func TestHeapLive(t *testing.T) {
+	keep := make([]byte, 8<<20)
+	runtime.GC()
+	if live := heapLive(); live < uint64(len(keep)) {
+		t.Errorf("heapLive() = %d, want at least the %d bytes this test holds", live, len(keep))
+	}
+	runtime.KeepAlive(keep)
 }

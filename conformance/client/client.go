@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/chaindata/harness/conformance/config"
+	"github.com/chaindata/harness/internal/quote"
 	"mime"
 	"net/http"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // Exchange is one request the suite made and what came back.
@@ -105,16 +107,24 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// TrimBody shortens a body for a message, keeping its start.
+// TrimBody shortens a body for a message, keeping its start (cut at a
+// character boundary), with bytes that are not UTF-8 escaped as \xNN.
 func TrimBody(body []byte, n int) string {
 	s := strings.TrimSpace(string(body))
 	if s == "" {
 		return "empty body"
 	}
 	if len(s) <= n {
-		return "body: " + s
+		return "body: " + quote.Printable(s)
 	}
-	return fmt.Sprintf("body (%d bytes, first %d): %s…", len(s), n, s[:n])
+	cut := n
+	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			cut = i
+			break
+		}
+	}
+	return fmt.Sprintf("body (%d bytes, first %d): %s…", len(s), cut, quote.Printable(s[:cut]))
 }
 
 // Client makes the suite's requests and remembers every response, so that

@@ -295,3 +295,33 @@ func TestCountHint(t *testing.T) {
 		})
 	}
 }
+
+// TestTrimBody: a body in a message is cut at a character boundary, and
+// its bytes that are not UTF-8 are escaped.
+func TestTrimBody(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		n    int
+		want string
+	}{
+		{"empty", "  ", 10, "empty body"},
+		{"short", " {\"a\":1} ", 10, `body: {"a":1}`},
+		{"exactly n", "abcde", 5, "body: abcde"},
+		{"cut", "abcdefgh", 5, "body (8 bytes, first 5): abcde…"},
+		{"cut before a character across n", "abcdéfgh", 5, "body (9 bytes, first 4): abcd…"},
+		{"cut after a character ending at n", "abcéfgh", 5, "body (8 bytes, first 5): abcé…"},
+		{"invalid bytes escaped", "a\xffb\xfe", 10, `body: a\xffb\xfe`},
+		{"invalid bytes escaped in a cut body", "\xff\xff\xff\xff\xff\xff\xff", 5, `body (7 bytes, first 5): \xff\xff\xff\xff\xff…`},
+		// No character starts in the three bytes before the cut: it stays.
+		{"no start near the cut", "xyzw\x80\x80\x80\x80\x80", 7, `body (9 bytes, first 7): xyzw\x80\x80\x80…`},
+		{"no start down to the first byte", "a\x80\x80\x80\x80", 2, `body (5 bytes, first 2): a\x80…`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := TrimBody([]byte(tc.body), tc.n); got != tc.want {
+				t.Errorf("TrimBody(%q, %d) = %q, want %q", tc.body, tc.n, got, tc.want)
+			}
+		})
+	}
+}

@@ -77,6 +77,10 @@ func Current() *RunState {
 // ErrRunDeadline is the cause of a run's context when its deadline passed.
 var ErrRunDeadline = errors.New("the run deadline passed")
 
+// ErrRunMemory is the cause of a run's context when the run held more of
+// the deployment's answers than HeapGuard: it stops as at its deadline.
+var ErrRunMemory = fmt.Errorf("the run holds more than %d MiB of the deployment's answers", HeapGuard>>20)
+
 // RunState is what every client of a run shares: the rate limit, the
 // bound on requests in flight, the counters and the run deadline.
 type RunState struct {
@@ -113,7 +117,12 @@ func newTraffic(cfg config.Config) *RunState {
 		bodies:     newBodyBudget(bodyBudgetBytes),
 		KeptLimit:  MaxKeptBodies,
 	}
-	t.Ctx, t.cancel = context.WithTimeoutCause(context.Background(), cfg.RunTimeout, ErrRunDeadline)
+	// The guard counts what the run holds, above what the process held
+	// when it began (a test process may hold worlds of its own).
+	t.bodies.guard = t.bodies.heapLive() + HeapGuard
+	base, stop := context.WithCancelCause(context.Background())
+	t.Ctx, t.cancel = context.WithTimeoutCause(base, cfg.RunTimeout, ErrRunDeadline)
+	t.bodies.overGuard = func() { stop(ErrRunMemory) }
 	for _, line := range cfg.Headers {
 		name, value, err := config.ParseHeader(line)
 		if err != nil {
@@ -152,13 +161,19 @@ func (t *RunState) apply(req *http.Request) {
 // Stop ends the run's context, abandoning whatever still waits on it.
 func (t *RunState) Stop() { t.cancel() }
 
-// Expired reports whether the run deadline has passed.
+// Expired reports whether the run stopped before its end: its deadline
+// passed, or it held more than HeapGuard of the deployment's answers.
 func (t *RunState) Expired() bool {
-	return errors.Is(context.Cause(t.Ctx), ErrRunDeadline)
+	cause := context.Cause(t.Ctx)
+	return errors.Is(cause, ErrRunDeadline) || errors.Is(cause, ErrRunMemory)
 }
 
-// DeadlineMessage says that the run deadline passed, naming the flag.
+// DeadlineMessage says why the run stopped (Expired), naming what to
+// change.
 func (t *RunState) DeadlineMessage() string {
+	if errors.Is(context.Cause(t.Ctx), ErrRunMemory) {
+		return fmt.Sprintf("%v: its walks hold too many rows to judge (lower --page-size or --max-pages), or its pages are too large", ErrRunMemory)
+	}
 	return fmt.Sprintf("%v (--run-timeout %s)", ErrRunDeadline, t.runTimeout)
 }
 

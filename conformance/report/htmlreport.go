@@ -1,9 +1,11 @@
 package report
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"github.com/chaindata/harness/conformance/rule"
+	"github.com/chaindata/harness/internal/quote"
 	"html/template"
 	"io"
 	"slices"
@@ -27,7 +29,13 @@ func WriteHTMLReport(w io.Writer, s *Summary) error {
 	if s == nil {
 		return errors.New("write HTML report: no summary")
 	}
-	if err := htmlReportTemplate.Execute(w, newHTMLView(s)); err != nil {
+	var page bytes.Buffer
+	if err := htmlReportTemplate.Execute(&page, newHTMLView(s)); err != nil {
+		return fmt.Errorf("write HTML report: %w", err)
+	}
+	// html/template passes bytes that are not UTF-8 through as they are:
+	// a page declared UTF-8 gets them escaped.
+	if _, err := io.WriteString(w, quote.Printable(page.String())); err != nil {
 		return fmt.Errorf("write HTML report: %w", err)
 	}
 	return nil
@@ -55,6 +63,8 @@ type htmlView struct {
 	Skipped, Ran             []htmlRule
 	Seed                     int64
 	Model                    []htmlModel
+	Expired                  []rule.Waiver
+	Unmatched                []UnmatchedWaiver
 }
 
 // htmlModel is what the model rules tried over one listing.
@@ -131,6 +141,8 @@ func newHTMLView(s *Summary) htmlView {
 		Seed:        s.Seed,
 		Model:       htmlModels(s.Model),
 		FailOnSkip:  s.FailOnSkip,
+		Expired:     s.ExpiredWaivers,
+		Unmatched:   s.UnmatchedWaivers,
 	}
 	if s.TransactionsURL != "" && s.TransactionsURL != s.BaseURL {
 		v.TransactionsURL = s.TransactionsURL
@@ -478,6 +490,21 @@ details > summary { cursor: pointer; margin: 8px 0; }
 <tbody>
 {{- range .Skipped}}
 <tr id="{{.Anchor}}"><td class="id">{{.ID}}</td><td>{{.Level}}</td><td>{{.Text}}</td><td>{{.Message}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- end}}
+
+{{- if or .Expired .Unmatched}}
+<h2 id="waivers">Waivers that excused nothing ({{len .Expired}} expired, {{len .Unmatched}} unused)</h2>
+<table>
+<thead><tr><th>rule</th><th>until</th><th>reason</th><th>what became of it</th></tr></thead>
+<tbody>
+{{- range .Expired}}
+<tr><td class="id">{{.Rule}}</td><td>{{.Expires}}</td><td>{{.Reason}}</td><td>expired: not applied, and the run fails; renew it or fix the deployment</td></tr>
+{{- end}}
+{{- range .Unmatched}}
+<tr><td class="id">{{.Rule}}</td><td>{{.Expires}}</td><td>{{.Reason}}</td><td>{{.Why}}</td></tr>
 {{- end}}
 </tbody>
 </table>

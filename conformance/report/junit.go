@@ -3,9 +3,12 @@ package report
 import (
 	"encoding/xml"
 	"fmt"
-	"github.com/chaindata/harness/conformance/rule"
 	"io"
 	"strconv"
+	"strings"
+
+	"github.com/chaindata/harness/conformance/rule"
+	"github.com/chaindata/harness/internal/quote"
 )
 
 // junitSuites is the JUnit XML document: one suite, one test case per rule.
@@ -27,6 +30,7 @@ type junitSuite struct {
 	Timestamp  string          `xml:"timestamp,attr"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  string          `xml:"system-out,omitempty"`
 }
 
 type junitProperty struct {
@@ -68,6 +72,15 @@ func WriteJUnit(w io.Writer, s *Summary) error {
 			{"queries", strconv.Itoa(s.Queries)},
 		},
 	}
+	for _, w := range s.ExpiredWaivers {
+		suite.Properties = append(suite.Properties, junitProperty{"expired-waiver", fmt.Sprintf("%s (expired %s: %s)", w.Rule, w.Expires, w.Reason)})
+	}
+	for _, u := range s.UnmatchedWaivers {
+		suite.Properties = append(suite.Properties, junitProperty{"unused-waiver", fmt.Sprintf("%s (until %s: %s): %s", u.Rule, u.Expires, u.Reason, u.Why)})
+	}
+	if out := waiverLines(s); out != "" {
+		suite.SystemOut = out
+	}
 	for _, r := range s.Rules {
 		c := junitCase{
 			Name:      fmt.Sprintf("%s %s %s: %s", r.ID, r.Listing, r.Area, r.Text),
@@ -99,6 +112,7 @@ func WriteJUnit(w io.Writer, s *Summary) error {
 		suite.Cases = append(suite.Cases, c)
 	}
 	suite.Tests = len(suite.Cases)
+	printable(&suite)
 	doc := junitSuites{Tests: suite.Tests, Failures: suite.Failures, Skipped: suite.Skipped, Time: suite.Time, Suites: []junitSuite{suite}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("write JUnit: %w", err)
@@ -110,6 +124,44 @@ func WriteJUnit(w io.Writer, s *Summary) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// waiverLines says, a line each, which waivers expired or excused nothing,
+// for the suite's system-out; "" when none did.
+func waiverLines(s *Summary) string {
+	var b strings.Builder
+	for _, w := range s.ExpiredWaivers {
+		fmt.Fprintf(&b, "EXPIRED waiver of %s (expired %s: %s): not applied; the run fails\n", w.Rule, w.Expires, w.Reason)
+	}
+	for _, u := range s.UnmatchedWaivers {
+		fmt.Fprintf(&b, "UNUSED waiver of %s (until %s: %s) excused nothing: %s\n", u.Rule, u.Expires, u.Reason, u.Why)
+	}
+	return b.String()
+}
+
+// printable escapes the bytes that are not UTF-8 in every text of the
+// suite: encoding/xml would write each as U+FFFD, losing which bytes the
+// deployment sent.
+func printable(suite *junitSuite) {
+	props := func(ps []junitProperty) {
+		for i := range ps {
+			ps[i].Name, ps[i].Value = quote.Printable(ps[i].Name), quote.Printable(ps[i].Value)
+		}
+	}
+	msg := func(m *junitMessage) {
+		if m != nil {
+			m.Message, m.Text = quote.Printable(m.Message), quote.Printable(m.Text)
+		}
+	}
+	props(suite.Properties)
+	suite.SystemOut = quote.Printable(suite.SystemOut)
+	for i := range suite.Cases {
+		c := &suite.Cases[i]
+		c.Name, c.Classname = quote.Printable(c.Name), quote.Printable(c.Classname)
+		props(c.Properties)
+		msg(c.Failure)
+		msg(c.Skipped)
+	}
 }
 
 func seconds(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }

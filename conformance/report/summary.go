@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/rule"
+	"github.com/chaindata/harness/internal/quote"
 )
 
 // Rule states in a Summary.
@@ -40,12 +41,21 @@ type Summary struct {
 	// ExpiredWaivers are waivers past their last day: not applied, and
 	// they fail the run.
 	ExpiredWaivers []rule.Waiver
+	// UnmatchedWaivers are the waivers in force that excused nothing: the
+	// rule they name passed, was skipped, or was not selected. They do
+	// not fail the run; the reports list them, so that a waiver outliving
+	// its fix is dropped, and one whose rule never ran is noticed.
+	UnmatchedWaivers []UnmatchedWaiver
 	// Seed and Queries are the model rules' seed and budget per listing:
 	// the same seed asks the same queries again.
 	Seed    int64
 	Queries int
 	// Model holds what the model rules did over each listing they ran on.
 	Model []ModelReport
+	// FailReasons are other reasons the run fails, one line each, as a
+	// JSON report read back gives them (ReadJSONReport): a stop, an
+	// expired waiver, --fail-on-skip.
+	FailReasons []string
 	// Stopped says, in one line, why the run stopped before judging every
 	// selected rule: the preflight found no deployment to check at the
 	// URLs, or the run deadline passed. The rules it left unjudged are
@@ -68,10 +78,51 @@ type RuleResult struct {
 	// what came back) of a failed or waived rule, or the reason a rule was
 	// skipped.
 	Message string
+	// Problems are the first problems of a failed or waived rule, each
+	// with the request that showed it (for a model rule, the shrunk
+	// query).
+	Problems []rule.Problem
 	// Waiver is the waiver applied to a waived rule.
 	Waiver *rule.Waiver
 	// Duration is the time the rule took.
 	Duration time.Duration
+}
+
+// UnmatchedWaiver is a waiver that excused nothing, and why.
+type UnmatchedWaiver struct {
+	rule.Waiver
+	// Why says what became of the rule: "the rule passed", ...
+	Why string
+}
+
+// FindUnmatchedWaivers returns the waivers of ws in force at now that
+// excused no failure among the rules' results, in the order of ws.
+func FindUnmatchedWaivers(ws []rule.Waiver, rules []RuleResult, now time.Time) []UnmatchedWaiver {
+	state := make(map[string]string, len(rules))
+	for _, r := range rules {
+		state[r.ID] = r.State
+	}
+	var out []UnmatchedWaiver
+	for _, w := range ws {
+		if w.Expired(now) {
+			continue // listed as expired
+		}
+		why := ""
+		switch state[w.Rule] {
+		case StateWaived:
+			continue
+		case StatePassed:
+			why = "the rule passed: drop the waiver"
+		case StateSkipped:
+			why = "the rule was skipped: nothing was judged"
+		case StateFailed:
+			why = "the rule failed without it"
+		default:
+			why = "the rule did not run: the label filter left it out"
+		}
+		out = append(out, UnmatchedWaiver{Waiver: w, Why: why})
+	}
+	return out
 }
 
 // Counts tallies rules by state.
@@ -112,7 +163,7 @@ func (s *Summary) Counts() Counts {
 // fail the run.
 func (s *Summary) Passed() bool {
 	c := s.Counts()
-	return s.Stopped == "" && c.Failed == 0 && !(s.FailOnSkip && c.Skipped > 0) && len(s.ExpiredWaivers) == 0
+	return s.Stopped == "" && c.Failed == 0 && !(s.FailOnSkip && c.Skipped > 0) && len(s.ExpiredWaivers) == 0 && len(s.FailReasons) == 0
 }
 
 // stoppedRules is how many rules were skipped because the run stopped.
@@ -170,6 +221,9 @@ func WriteSummary(w io.Writer, s *Summary) {
 	for _, wv := range s.ExpiredWaivers {
 		fmt.Fprintf(&b, "  EXPIRED waiver of %s (expired %s: %s): renew it or fix the deployment; the run fails\n", wv.Rule, wv.Expires, wv.Reason)
 	}
+	for _, u := range s.UnmatchedWaivers {
+		fmt.Fprintf(&b, "  UNUSED  waiver of %s (until %s: %s) excused nothing: %s\n", u.Rule, u.Expires, u.Reason, u.Why)
+	}
 	c := s.Counts()
 	writeModelLines(&b, s)
 	fmt.Fprintf(&b, "Rules: %d passed, %d failed, %d skipped, %d waived, %d not selected; %d cases judged in %s\n", c.Passed, c.Failed, c.Skipped, c.Waived, c.NotRun, s.cases(), s.Duration.Round(time.Millisecond))
@@ -181,7 +235,7 @@ func WriteSummary(w io.Writer, s *Summary) {
 		verdict = "FAILED"
 	}
 	fmt.Fprintf(&b, "Verdict: %s\n", verdict)
-	io.WriteString(w, b.String())
+	io.WriteString(w, quote.Printable(b.String()))
 }
 
 // writeModelLines writes what the model rules tried, one line a listing,

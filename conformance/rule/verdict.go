@@ -2,9 +2,11 @@ package rule
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/chaindata/harness/conformance/client"
+	"github.com/chaindata/harness/internal/quote"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
@@ -29,6 +31,9 @@ type Verdict struct {
 	// refused is a request the deployment refused after every retry (429
 	// or 503): the rule could not be judged.
 	refused *client.Exchange
+	// listed are the problems as the reports list them, in the order of
+	// Problems.
+	listed []Problem
 }
 
 // NewVerdict returns the verdict of a rule that wants what the format
@@ -51,10 +56,41 @@ func (v *Verdict) Add(ex *client.Exchange, format string, args ...any) {
 		v.refused = ex
 	}
 	msg := fmt.Sprintf(format, args...)
+	p := Problem{Detail: quote.Printable(strings.TrimSpace(firstLine(msg)))}
 	if ex != nil {
 		msg += "\n" + ex.Describe()
+		p.Request, p.Curl = ex.Method+" "+requestTarget(ex.URL), ex.Curl()
 	}
 	v.Problems = append(v.Problems, strings.TrimRight(msg, "\n"))
+	v.listed = append(v.listed, p)
+}
+
+// Problem is one problem of a broken rule as the reports list it (the
+// report entry "problems"): what was wrong, in one line, and the request
+// that showed it.
+type Problem struct {
+	// Detail is the problem's first line.
+	Detail string `json:"detail"`
+	// Request is the method and the request target (path and query) that
+	// showed it: for a model rule, the shrunk query. Curl repeats it.
+	// Both are empty for a problem no single request showed.
+	Request string `json:"request,omitempty"`
+	Curl    string `json:"curl,omitempty"`
+}
+
+// requestTarget is the path and query of a URL, or the URL itself when it
+// does not parse.
+func requestTarget(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.RequestURI()
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // OK reports whether nothing was found wrong.
@@ -86,6 +122,9 @@ func indent(s string) string {
 func (v *Verdict) Check() {
 	GinkgoHelper()
 	AddReportEntry(EntryOutcome, Outcome{Want: v.want, Cases: v.Cases}, ReportEntryVisibilityNever)
+	if !v.OK() {
+		AddReportEntry(EntryProblems, v.listed[:min(len(v.listed), MaxProblems)], ReportEntryVisibilityNever)
+	}
 	if v.refused != nil && !v.OK() {
 		SkipRefused(v.refused)
 	}
@@ -107,9 +146,11 @@ type Outcome struct {
 
 // Names of the report entries a rule adds.
 const (
-	entryRule    = "rule"
 	EntryOutcome = "outcome"
 	EntryWaived  = "waived"
+	// EntryProblems lists a broken rule's first MaxProblems problems
+	// ([]Problem), for the reports that name each failing request.
+	EntryProblems = "problems"
 )
 
 // SkipRefused skips the running spec because the deployment refused a
@@ -145,7 +186,7 @@ func (ruleMatcher) NegatedFailureMessage(any) string {
 // Skipf skips the running spec, saying why the data cannot show the rule.
 func Skipf(format string, args ...any) {
 	GinkgoHelper()
-	msg := fmt.Sprintf(format, args...)
+	msg := quote.Printable(fmt.Sprintf(format, args...))
 	deadlineSkip(msg, 0)
 	Skip(msg)
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chaindata/harness/internal/quote"
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -69,7 +70,10 @@ func FailRule(message string, callerSkip ...int) {
 		skip += callerSkip[0]
 	}
 	id := ID(CurrentSpecReport().Labels())
-	message = ruleHeader(id) + message
+	// The message quotes the deployment's answers, whose bytes may not be
+	// UTF-8: every report (the console, JUnit, JSON, HTML) gets them
+	// escaped.
+	message = ruleHeader(id) + quote.Printable(message)
 	deadlineSkip(message, skip)
 	if w, ok := waiverFor(id); ok {
 		AddReportEntry(EntryWaived, w, ReportEntryVisibilityNever)

@@ -213,6 +213,7 @@ type result struct {
 	output   string
 	elapsed  time.Duration
 	report   types.Report
+	json     []byte
 	junit    []byte
 	html     []byte
 }
@@ -524,7 +525,7 @@ func readReports(t *testing.T, dir string, r *result) {
 	if err := json.Unmarshal(data, &reports); err != nil || len(reports) != 1 {
 		t.Fatalf("the JSON report is not one Ginkgo report (%v)", err)
 	}
-	r.report = reports[0]
+	r.report, r.json = reports[0], data
 	if r.junit, err = os.ReadFile(junitFile); err != nil {
 		t.Fatalf("read the JUnit report: %v", err)
 	}

@@ -52,14 +52,19 @@ const (
 	UncheckedSampledOut = "sampled-out"
 )
 
+// MaxViolationLines is how many violations of one answer are logged a
+// line each; one more line counts the rest.
+const MaxViolationLines = 10
+
 // Config holds the proxy's settings. The zero value of each field but
 // Upstream means its documented default.
 type Config struct {
 	// Upstream is the deployment every request is forwarded to; a path in
 	// it prefixes the request's path. Required.
 	Upstream *url.URL
-	// Logger receives one line per violation (level WARN) and per request
-	// (level DEBUG); nil logs nothing.
+	// Logger receives one line per violation (level WARN), at most
+	// MaxViolationLines for one answer and then one line counting the
+	// rest, and one line per request (level DEBUG); nil logs nothing.
 	Logger *slog.Logger
 	// MaxBodyBytes bounds the body kept for validation (default
 	// DefaultMaxBodyBytes, 16 MiB); larger bodies stream through unchecked
@@ -423,7 +428,15 @@ func (p *Proxy) check(c pendingCheck) {
 	}
 	findings := validate(ex, ex.status, body)
 	p.metrics.checked(ex, ex.status, findings)
-	for _, f := range findings {
+	for i, f := range findings {
+		if i == MaxViolationLines {
+			// One bad page can break thousands of rows: the rest are
+			// counted in one line (and in the metrics, every one).
+			p.log.LogAttrs(ctx, slog.LevelWarn, "more violations",
+				slog.String("listing", ex.listing.name), slog.String("path", ex.path), slog.String("query", ex.query),
+				slog.Int("status", ex.status), slog.Int("omitted", len(findings)-MaxViolationLines), slog.Int("total", len(findings)))
+			break
+		}
 		attrs := []slog.Attr{
 			slog.String("listing", ex.listing.name), slog.String("path", ex.path), slog.String("query", ex.query),
 			slog.Int("status", ex.status), slog.String("rule", f.Rule),

@@ -889,3 +889,43 @@ func TestProxyForwardsUnparsableQueries(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyBoundsViolationLines: one answer breaking a rule in every row
+// is logged in at most MaxViolationLines lines and one line counting the
+// rest; the metrics count every violation.
+func TestProxyBoundsViolationLines(t *testing.T) {
+	const rows = 40
+	up := upstream(t, rewrite("/api/v2/network/parameters", func(b map[string]any) {
+		for i := range rows {
+			node(b, "networkParameters", i)["someFutureField"] = i
+		}
+	}))
+	px, logs := startProxy(t, up.URL, proxy.Config{})
+	get(t, px.URL+fmt.Sprintf("/api/v2/network/parameters?pagination.first=%d", rows))
+	m := metrics(t, px.URL)
+	if m.Violations != rows {
+		t.Fatalf("%d violations counted, want %d", m.Violations, rows)
+	}
+	var lines, more int
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var rec struct {
+			Msg            string `json:"msg"`
+			Omitted, Total int
+		}
+		if json.Unmarshal([]byte(line), &rec) != nil {
+			continue
+		}
+		switch rec.Msg {
+		case "violation":
+			lines++
+		case "more violations":
+			more++
+			if rec.Omitted != rows-proxy.MaxViolationLines || rec.Total != rows {
+				t.Errorf("the summary line %s, want %d omitted of %d", line, rows-proxy.MaxViolationLines, rows)
+			}
+		}
+	}
+	if lines != proxy.MaxViolationLines || more != 1 {
+		t.Errorf("%d violation lines and %d summary lines, want %d and 1:\n%s", lines, more, proxy.MaxViolationLines, logs)
+	}
+}

@@ -49,3 +49,27 @@ func cut(s string, n int) int {
 	}
 	return n
 }
+
+// Printable returns s with every byte that is not part of a valid UTF-8
+// sequence written as \xNN (a backslash already in s stays as it is), so
+// that text a deployment sent (a body, a header) can go into a console, an
+// XML, JSON or HTML report without raw bytes those cannot carry. Valid
+// UTF-8 comes back unchanged, without a copy.
+func Printable(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	const hex = "0123456789abcdef"
+	b := make([]byte, 0, len(s)+16)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, '\\', 'x', hex[s[i]>>4], hex[s[i]&0xf])
+			i++
+			continue
+		}
+		b = append(b, s[i:i+size]...)
+		i += size
+	}
+	return string(b)
+}

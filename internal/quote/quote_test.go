@@ -71,3 +71,30 @@ func TestMessage(t *testing.T) {
 		})
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"empty", "", ""},
+		{"ASCII", "plain text", "plain text"},
+		{"valid UTF-8 kept", "é 𝄞 \u2028", "é 𝄞 \u2028"},
+		{"one invalid byte", "a\xffb", `a\xffb`},
+		{"every invalid byte, high and low nibbles", "\x80\xfe\x0f\xc3", `\x80\xfe` + "\x0f" + `\xc3`},
+		{"a truncated sequence", "ab\xe2\x82", `ab\xe2\x82`},
+		{"a surrogate encoded", "\xed\xa0\x80", `\xed\xa0\x80`},
+		{"valid around invalid", "é\xffé", `é\xffé`},
+		{"the replacement character itself is valid", "\uFFFD", "\uFFFD"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Printable(tc.in)
+			if got != tc.want {
+				t.Errorf("Printable(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			if !utf8.ValidString(got) {
+				t.Errorf("Printable(%q) = %q is not valid UTF-8", tc.in, got)
+			}
+		})
+	}
+}
