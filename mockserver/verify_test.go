@@ -240,8 +240,8 @@ func TestVerifyRefusesBadParameters(t *testing.T) {
 			}
 		})
 	}
-	if r := controlHeader(t, s, http.MethodPost, "/harness/verify", "", "", nil); r.status != http.StatusNotImplemented {
-		t.Errorf("%s: status %d, want 501 (method not allowed)", r, r.status)
+	if r := controlHeader(t, s, http.MethodPost, "/harness/verify", "", "", nil); r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != "GET" {
+		t.Errorf("%s: status %d, Allow %q, want 405 allowing GET", r, r.status, r.header.Get("Allow"))
 	}
 }
 
