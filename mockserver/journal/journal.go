@@ -75,13 +75,17 @@ type Record struct {
 // Journal is a ring of the latest records. A request takes its ID when it
 // arrives and is stored when answered, so that the order of IDs is the order
 // of arrival and a page is always numbered before the requests that follow
-// its cursors.
+// its cursors. The ring holds the records themselves, so that storing one
+// allocates nothing: a reader gets copies.
 type Journal struct {
 	src  Source        // the listings, read by the walks
 	next atomic.Uint64 // the next ID; 0 while off
+	size uint64        // the records kept; 0: none
 
-	mu      sync.Mutex
-	ring    []*Record
+	mu sync.Mutex
+	// ring holds the record of ID id at id%size; it grows to size as the
+	// first requests come, so that a journal little used takes little.
+	ring    []Record
 	cleared uint64 // requests below this ID were cleared
 	// runs counts the row runs of the stored pages; above maxRuns the
 	// oldest pages let theirs go (rowsDropped).
@@ -94,7 +98,7 @@ type Journal struct {
 func New(size int, src Source) *Journal {
 	j := &Journal{src: src}
 	if size > 0 {
-		j.ring = make([]*Record, size)
+		j.size = uint64(size)
 		j.maxRuns = max(1<<16, 64*size)
 		j.next.Store(1)
 	}
@@ -104,63 +108,76 @@ func New(size int, src Source) *Journal {
 // Reserve returns the ID of a request that just arrived; 0 when the journal
 // is off.
 func (j *Journal) Reserve() uint64 {
-	if j.ring == nil {
+	if j.size == 0 {
 		return 0
 	}
 	return j.next.Add(1) - 1
 }
 
-// Add stores an answered request, whose ID Reserve gave. One that arrived
-// before the journal was cleared, or so long ago that its place went to a
-// newer one, is dropped.
+// Add stores a copy of an answered request, whose ID Reserve gave. One that
+// arrived before the journal was cleared, or so long ago that its place
+// went to a newer one, is dropped.
 func (j *Journal) Add(rec *Record) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	size := uint64(len(j.ring))
-	if rec.ID < j.cleared || rec.ID+size < j.next.Load() {
+	if rec.ID < j.cleared || rec.ID+j.size < j.next.Load() {
 		return
 	}
-	slot := &j.ring[rec.ID%size]
-	if old := *slot; old != nil {
-		j.runs -= len(old.Page.Runs)
+	slot := j.slot(rec.ID)
+	if slot.ID != 0 {
+		j.runs -= len(slot.Page.Runs)
 	}
-	*slot = rec
+	*slot = *rec
 	j.runs += len(rec.Page.Runs)
 	j.trimRuns()
 }
 
+// slot returns the place of ID id in the ring, growing the ring to hold it.
+// j.mu is held.
+func (j *Journal) slot(id uint64) *Record {
+	i := id % j.size
+	if i >= uint64(len(j.ring)) {
+		n := min(j.size, max(64, 2*uint64(len(j.ring)), i+1))
+		ring := make([]Record, n)
+		copy(ring, j.ring)
+		j.ring = ring
+	}
+	return &j.ring[i]
+}
+
 // trimRuns lets the oldest pages' rows go until the runs held are within
-// maxRuns. A record is replaced, never changed: readers may hold it.
+// maxRuns. j.mu is held.
 func (j *Journal) trimRuns() {
-	size := uint64(len(j.ring))
-	j.dropFrom = max(j.dropFrom, j.cleared, j.next.Load()-min(j.next.Load(), size))
+	j.dropFrom = max(j.dropFrom, j.cleared, j.next.Load()-min(j.next.Load(), j.size))
 	for j.runs > j.maxRuns && j.dropFrom < j.next.Load() {
-		slot := &j.ring[j.dropFrom%size]
-		if rec := *slot; rec != nil && rec.ID == j.dropFrom && len(rec.Page.Runs) > 0 {
-			j.runs -= len(rec.Page.Runs)
-			cp := *rec
-			cp.Page.Runs, cp.rowsDropped = nil, true
-			*slot = &cp
+		if i := j.dropFrom % j.size; i < uint64(len(j.ring)) {
+			if rec := &j.ring[i]; rec.ID == j.dropFrom && len(rec.Page.Runs) > 0 {
+				j.runs -= len(rec.Page.Runs)
+				rec.Page.Runs, rec.rowsDropped = nil, true
+			}
 		}
 		j.dropFrom++
 	}
 }
 
-// records returns the stored records, oldest first.
+// records returns copies of the stored records, oldest first.
 func (j *Journal) records() []*Record {
-	if j.ring == nil {
+	if j.size == 0 {
 		return nil
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	size := uint64(len(j.ring))
 	next := j.next.Load()
-	from := max(j.cleared, next-min(next, size), 1)
-	out := make([]*Record, 0, min(size, next-from))
+	from := max(j.cleared, next-min(next, j.size), 1)
+	kept := make([]Record, 0, min(uint64(len(j.ring)), next-from))
 	for id := from; id < next; id++ {
-		if rec := j.ring[id%size]; rec != nil && rec.ID == id {
-			out = append(out, rec)
+		if i := id % j.size; i < uint64(len(j.ring)) && j.ring[i].ID == id {
+			kept = append(kept, j.ring[i])
 		}
+	}
+	out := make([]*Record, len(kept))
+	for i := range kept {
+		out[i] = &kept[i]
 	}
 	return out
 }
@@ -168,7 +185,7 @@ func (j *Journal) records() []*Record {
 // Clear empties the journal; requests still being answered are dropped
 // when they end.
 func (j *Journal) Clear() {
-	if j.ring == nil {
+	if j.size == 0 {
 		return
 	}
 	j.mu.Lock()
