@@ -111,8 +111,8 @@ func appendTextTime(b []byte, t time.Time) []byte {
 	var tmp [40]byte
 	whole := t.AppendFormat(tmp[:0], time.RFC3339) // 2006-01-02T15:04:05Z07:00
 	const secondsEnd = len("2006-01-02T15:04:05")
-	if y := t.Year(); y < 0 || y > 9999 {
-		return t.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00") // not 4 digits
+	if len(whole) < secondsEnd || whole[0] == '-' || whole[4] != '-' {
+		return t.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00") // a year not of 4 digits
 	}
 	b = append(b, whole[:secondsEnd]...)
 	ms := t.Nanosecond() / 1e6

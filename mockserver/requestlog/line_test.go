@@ -177,3 +177,18 @@ func (w *writes) Write(p []byte) (int, error) {
 	w.got = append(w.got, string(p))
 	return len(p), nil
 }
+
+// TestTextTimeOfOtherYears checks a year of other than four digits, which
+// slog's text handler garbles, is written whole, to the millisecond.
+func TestTextTimeOfOtherYears(t *testing.T) {
+	for _, at := range []time.Time{
+		time.Date(10000, 1, 2, 3, 4, 5, 678_900_000, time.UTC),
+		time.Date(-1, 1, 2, 3, 4, 5, 678_900_000, time.FixedZone("x", 3600)),
+		time.Date(999, 1, 2, 3, 4, 5, 0, time.UTC),
+	} {
+		want := at.Format("2006-01-02T15:04:05.000Z07:00")
+		if got := string(appendTextTime(nil, at)); got != want {
+			t.Errorf("appendTextTime(%v) = %q, want %q", at, got, want)
+		}
+	}
+}
