@@ -14,6 +14,7 @@ import (
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/mockserver/faults"
 	"github.com/chaindata/harness/mockserver/journal"
+	"github.com/chaindata/harness/mockserver/requestlog"
 	"github.com/chaindata/harness/mockserver/store"
 	"github.com/chaindata/harness/mockserver/warnings"
 )
@@ -79,9 +80,16 @@ type Config struct {
 	// request must carry (Authorization: Bearer <token>); a request without
 	// it is a 401.
 	ControlToken string
-	// Logger receives one line per request; nil logs nothing (and costs
-	// nothing).
+	// Logger receives one line per request, unless RequestLog is set, and
+	// the lines of a panic and of a damaged fixture file; nil logs nothing
+	// (and costs nothing).
 	Logger *slog.Logger
+	// RequestLog, when set, receives the line of each request in place of
+	// Logger: the same line as Logger's handler of that format would
+	// write, made without an allocation, and through a requestlog.Writer
+	// never waiting for the log's output (package requestlog). harness
+	// serve sets both, to the same Writer.
+	RequestLog *requestlog.Log
 
 	// WriteTimeout is the base of every answer's write deadline (default
 	// 10s; negative: no deadline). Before each write of an answer the
@@ -154,6 +162,9 @@ type Server struct {
 	faults  *faults.Injector
 	handler http.Handler
 	bufs    sync.Pool
+	// observers and recorders are the writers that follow a request for
+	// the journal and the log, used again from request to request.
+	observers, recorders sync.Pool
 	// journal keeps the requests received (package journal); listingOf names
 	// the listing of each path served, paths lists them; warn finds what
 	// a request reads differently from what its client likely meant.
@@ -176,6 +187,8 @@ func newServer(cfg Config, st *store.Store, observed bool) *Server {
 	s := &Server{cfg: cfg.withDefaults(), store: st, chain: cfg.Chain}
 	s.journal = journal.New(s.cfg.JournalSize, rowSource{s})
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
+	s.observers.New = func() any { return new(observedWriter) }
+	s.recorders.New = func() any { return new(statusRecorder) }
 	mux := http.NewServeMux()
 	type listing struct {
 		path    string
@@ -222,7 +235,7 @@ func newServer(cfg Config, st *store.Store, observed bool) *Server {
 	}
 	h = limitHeaders(h, s.cfg.MaxHeaderBytes)
 	h = cors(h, s.cfg.Control)
-	if s.cfg.Logger != nil {
+	if s.cfg.Logger != nil || s.cfg.RequestLog != nil {
 		h = s.logRequests(h)
 	}
 	h = recoverPanics(h, s.cfg.Logger)
