@@ -1,8 +1,10 @@
 package mockserver
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -141,6 +143,12 @@ func cors(next http.Handler, control bool) http.Handler {
 // A failed write of at least reclaimMinBytes tells rc, which hands the
 // memory of the dropped answers back to the operating system once the
 // drops stop (see reclaimer).
+//
+// On a connection of HTTPServer's (HTTP/1), the deadline the last answer
+// set is kept for the connection (connDeadline): an answer that finds it
+// within a tenth of base of its own start's leaves it, so that answers in
+// quick succession on one connection set it about once a tenth of base,
+// not once each.
 func writeDeadlines(next http.Handler, base time.Duration, rate int, rc *reclaimer) http.Handler {
 	writers := sync.Pool{New: func() any { return new(deadlineWriter) }} // used again from answer to answer
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -151,11 +159,33 @@ func writeDeadlines(next http.Handler, base time.Duration, rate int, rc *reclaim
 		}
 		dw := writers.Get().(*deadlineWriter)
 		*dw = deadlineWriter{ResponseWriter: w, set: set, base: base, rate: rate, reclaim: rc, start: time.Now()}
+		if r.ProtoMajor == 1 { // one answer at a time on the connection
+			dw.conn, _ = r.Context().Value(connDeadlineKey{}).(*connDeadline)
+		}
+		if dw.conn != nil {
+			// The connection's deadline, when about that of the start:
+			// neither past nor a long answer's, carried over.
+			if gain := dw.start.Add(base).Sub(dw.conn.at); gain < base/10 && gain > -base/10 {
+				dw.deadline = dw.conn.at
+			}
+		}
 		dw.extendAt(dw.start, 0)
 		next.ServeHTTP(dw, r)
 		*dw = deadlineWriter{}
 		writers.Put(dw)
 	})
+}
+
+// connDeadline is the write deadline a connection has, as the answers on
+// it set it (writeDeadlines): HTTPServer gives each connection one.
+type connDeadline struct{ at time.Time }
+
+type connDeadlineKey struct{}
+
+// withConnDeadline is HTTPServer's ConnContext: each connection gets its
+// connDeadline.
+func withConnDeadline(ctx context.Context, _ net.Conn) context.Context {
+	return context.WithValue(ctx, connDeadlineKey{}, new(connDeadline))
 }
 
 // starter is a writer that knows when its answer began: the mock's
@@ -212,8 +242,9 @@ type deadlineWriter struct {
 	base     time.Duration
 	rate     int
 	reclaim  *reclaimer
-	start    time.Time // when the answer began
-	deadline time.Time // the deadline set last
+	conn     *connDeadline // the connection's, or nil
+	start    time.Time     // when the answer began
+	deadline time.Time     // the deadline set last
 }
 
 func (d *deadlineWriter) started() time.Time { return d.start }
@@ -237,6 +268,9 @@ func (d *deadlineWriter) extendAt(now time.Time, n int) {
 		return
 	}
 	d.deadline = want
+	if d.conn != nil {
+		d.conn.at = want
+	}
 	d.set.SetWriteDeadline(want)
 }
 

@@ -252,7 +252,9 @@ func newServer(cfg Config, st *store.Store, observed bool) *Server {
 // connections closed after 2 minutes, and MaxHeaderBytes above
 // Config.MaxHeaderBytes by HeaderSlack (see Config.MaxHeaderBytes). Its
 // Handler is s. It has no server-wide WriteTimeout: s sets each answer's
-// write deadline by the answer's size (Config.WriteTimeout).
+// write deadline by the answer's size (Config.WriteTimeout), and keeps the
+// one each connection has (ConnContext), so as to set it again only when it
+// moves.
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
 		Handler:           s,
@@ -260,6 +262,7 @@ func (s *Server) HTTPServer() *http.Server {
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    s.cfg.MaxHeaderBytes + HeaderSlack,
+		ConnContext:       withConnDeadline,
 	}
 }
 
