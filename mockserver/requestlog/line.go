@@ -1,6 +1,7 @@
 package requestlog
 
 import (
+	"bytes"
 	"io"
 	"strconv"
 	"sync"
@@ -104,16 +105,14 @@ func appendJSON(b []byte, e *Entry) []byte {
 
 // appendTextTime appends t as the text format does: RFC 3339 with the
 // milliseconds, truncated. The date, the time to the second and the zone
-// are AppendFormat's RFC 3339, which it writes by a fast path of its own,
-// where the layout with milliseconds goes through its general one, half
-// the cost of a line.
+// are AppendFormat's RFC 3339, which it writes by a fast path of its own
+// (the layout with milliseconds goes through its general one, half the
+// cost of a line); the milliseconds go after the seconds, nine bytes after
+// the T whatever the year's digits.
 func appendTextTime(b []byte, t time.Time) []byte {
-	var tmp [40]byte
+	var tmp [48]byte
 	whole := t.AppendFormat(tmp[:0], time.RFC3339) // 2006-01-02T15:04:05Z07:00
-	const secondsEnd = len("2006-01-02T15:04:05")
-	if len(whole) < secondsEnd || whole[0] == '-' || whole[4] != '-' {
-		return t.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00") // a year not of 4 digits
-	}
+	secondsEnd := bytes.IndexByte(whole, 'T') + len("T15:04:05")
 	b = append(b, whole[:secondsEnd]...)
 	ms := t.Nanosecond() / 1e6
 	b = append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
@@ -160,10 +159,11 @@ func appendTextString(b []byte, s string) []byte {
 	return strconv.AppendQuote(b, s)
 }
 
+// textNeedsQuotes reports whether a string holding a rune beyond ASCII
+// needs quotes in the text format: it holds a space, an equals sign, a
+// double quote or a control character, or a rune that is invalid, a space
+// or not printable.
 func textNeedsQuotes(s string) bool {
-	if s == "" {
-		return true
-	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -305,13 +305,11 @@ func New(out io.Writer, f Format) *Log {
 	return l
 }
 
-// Add writes e's line.
+// Add writes e's line. Its buffer is kept for the next, however long the
+// line: a request's line is bounded by the request's header limit.
 func (l *Log) Add(e *Entry) {
 	bp := l.bufs.Get().(*[]byte)
-	b := l.format.Append((*bp)[:0], e)
-	l.out.Write(b)
-	if cap(b) <= 64<<10 {
-		*bp = b
-		l.bufs.Put(bp)
-	}
+	*bp = l.format.Append((*bp)[:0], e)
+	l.out.Write(*bp)
+	l.bufs.Put(bp)
 }

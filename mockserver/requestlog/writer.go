@@ -17,9 +17,6 @@ const (
 	// DefaultInterval is the tick NewWriter's goroutine writes the buffer
 	// out on when given no other: a line reaches the output within it.
 	DefaultInterval = 100 * time.Millisecond
-	// keptCap is the largest buffer kept for the next lines once written
-	// out: a burst's larger buffer is let go.
-	keptCap = 2 * MaxPending
 )
 
 // Writer buffers what is written to it and writes it to its output from a
@@ -31,7 +28,8 @@ const (
 // out in one piece, in the order written. A Write after Close goes
 // straight to the output.
 type Writer struct {
-	out io.Writer
+	out      io.Writer
+	interval time.Duration
 
 	mu      sync.Mutex
 	pending []byte    // written, not yet taken
@@ -55,15 +53,15 @@ func NewWriter(out io.Writer, interval time.Duration) *Writer {
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	w := &Writer{out: out, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	w := &Writer{out: out, interval: interval, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	w.room.L = &w.mu
-	go w.loop(interval)
+	go w.loop()
 	return w
 }
 
-func (w *Writer) loop(interval time.Duration) {
+func (w *Writer) loop() {
 	defer close(w.done)
-	tick := time.NewTicker(interval)
+	tick := time.NewTicker(w.interval)
 	defer tick.Stop()
 	for {
 		select {
@@ -130,11 +128,10 @@ func (w *Writer) flushLocked() {
 	w.room.Broadcast()
 	w.mu.Unlock()
 	w.writeOut(taken)
-	if cap(taken) <= keptCap { // a burst's larger buffer is let go
-		w.mu.Lock()
-		w.spare = taken[:0]
-		w.mu.Unlock()
-	}
+	// Kept for the next lines: it holds at most MaxPending and a line.
+	w.mu.Lock()
+	w.spare = taken[:0]
+	w.mu.Unlock()
 }
 
 // writeOut writes b to the output, keeping its first error. w.outMu is

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -122,11 +123,26 @@ func TestWriterWritesOut(t *testing.T) {
 		w := NewWriter(out, time.Hour)
 		defer w.Close()
 		line := []byte(strings.Repeat("y", 1023) + "\n")
-		for range FlushBytes / len(line) {
+		for range FlushBytes/len(line) - 1 {
 			w.Write(line)
 		}
+		select {
+		case n := <-out.wrote:
+			t.Fatalf("%d bytes went out before FlushBytes were pending", n)
+		case <-time.After(50 * time.Millisecond):
+		}
+		w.Write(line)
 		if n := within(t, out.wrote, "the buffer went out, full, before the hour's tick"); n != FlushBytes {
 			t.Errorf("wrote %d bytes, want %d", n, FlushBytes)
+		}
+	})
+	t.Run("the default tick", func(t *testing.T) {
+		for interval, want := range map[time.Duration]time.Duration{0: DefaultInterval, -time.Second: DefaultInterval, time.Hour: time.Hour, time.Nanosecond: time.Nanosecond} {
+			w := NewWriter(&output{}, interval)
+			if w.interval != want {
+				t.Errorf("NewWriter(%v) ticks every %v, want %v", interval, w.interval, want)
+			}
+			w.Close()
 		}
 	})
 	t.Run("on Flush", func(t *testing.T) {
@@ -191,6 +207,44 @@ func TestWriterDoesNotWaitForItsOutput(t *testing.T) {
 	want := strings.Repeat(string(line), 1+MaxPending/len(line)) + "the last line\n"
 	if got := out.String(); got != want {
 		t.Errorf("out: %d bytes, want %d, the last line last", len(got), len(want))
+	}
+}
+
+// TestWriterTakesALongLine checks a line longer than MaxPending is taken
+// at once when nothing is pending, even while the output is stuck, and
+// goes out whole.
+func TestWriterTakesALongLine(t *testing.T) {
+	out := &output{held: make(chan struct{})}
+	w := NewWriter(out, time.Hour)
+	long := []byte(strings.Repeat("l", MaxPending+10) + "\n")
+	taken := make(chan struct{})
+	go func() {
+		w.Write(long)
+		close(taken)
+	}()
+	within(t, taken, "a long line was taken")
+	close(out.held)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != string(long) || out.writes != 1 {
+		t.Errorf("%d bytes in %d writes, want %d in 1", len(out.String()), out.writes, len(long))
+	}
+}
+
+// TestWriterAllocates checks that once its buffers have grown, lines
+// written and written out cost no allocation.
+func TestWriterAllocates(t *testing.T) {
+	w := NewWriter(io.Discard, time.Hour)
+	defer w.Close()
+	line := []byte("time=x level=INFO msg=request\n")
+	if n := testing.AllocsPerRun(100, func() {
+		for range 100 {
+			w.Write(line)
+		}
+		w.Flush()
+	}); n != 0 {
+		t.Errorf("%v allocations for 100 lines and a flush", n)
 	}
 }
 
