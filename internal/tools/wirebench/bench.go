@@ -142,12 +142,10 @@ func ratios(mock, bare []result) (all, least, top float64) {
 		m += mock[i].rate
 		b += bare[i].rate
 		r := safeRatio(mock[i].rate, bare[i].rate)
-		if i == 0 || r < least {
-			least = r
+		if i == 0 {
+			least, top = r, r
 		}
-		if i == 0 || r > top {
-			top = r
-		}
+		least, top = min(least, r), max(top, r)
 	}
 	return safeRatio(m, b), least, top
 }
@@ -222,8 +220,8 @@ func checkLog(lines, counted int64, runs, conns int) error {
 	if lines < counted {
 		return fmt.Errorf("the request log holds %d lines for %d answers counted: %d lost", lines, counted, counted-lines)
 	}
-	if extra := lines - counted; extra > int64(runs*conns) {
-		return fmt.Errorf("the request log holds %d lines for %d answers counted: %d more than the %d requests that can have been in flight", lines, counted, extra, runs*conns)
+	if extra, bound := lines-counted, int64(runs*conns); extra > bound {
+		return fmt.Errorf("the request log holds %d lines for %d answers counted: %d more than the %d requests that can have been in flight", lines, counted, extra, bound)
 	}
 	return nil
 }
@@ -243,13 +241,18 @@ func countLogLines(data []byte) int64 {
 // machine returns the machine line of the Makefile's MACHINE: the cores,
 // the load over 1, 5 and 15 minutes, the Go version and the time.
 func machine() string {
+	loadavg, _ := os.ReadFile("/proc/loadavg")
+	return machineLine(runtime.NumCPU(), string(loadavg), runtime.Version(), time.Now())
+}
+
+// machineLine is the machine line of a machine of cores whose
+// /proc/loadavg reads loadavg ("" where there is none).
+func machineLine(cores int, loadavg, goVersion string, now time.Time) string {
 	load := "unknown"
-	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
-		if f := strings.Fields(string(data)); len(f) >= 3 {
-			load = strings.Join(f[:3], " ")
-		}
+	if f := strings.Fields(loadavg); len(f) >= 3 {
+		load = strings.Join(f[:3], " ")
 	}
-	return fmt.Sprintf("machine: %d cores, load %s, %s, %s", runtime.NumCPU(), load, runtime.Version(), time.Now().UTC().Format("2006-01-02T15:04Z"))
+	return fmt.Sprintf("machine: %d cores, load %s, %s, %s", cores, load, goVersion, now.UTC().Format("2006-01-02T15:04Z"))
 }
 
 // thousands writes v rounded, with commas between thousands.

@@ -198,16 +198,17 @@ func TestCheckLog(t *testing.T) {
 	tests := []struct {
 		lines, counted int64
 		runs, conns    int
-		ok             bool
+		want           string // the error's, "" for none
 	}{
-		{100, 100, 3, 16, true},
-		{148, 100, 3, 16, true},
-		{149, 100, 3, 16, false},
-		{99, 100, 3, 16, false},
+		{100, 100, 3, 16, ""},
+		{148, 100, 3, 16, ""},
+		{149, 100, 3, 16, "the request log holds 149 lines for 100 answers counted: 49 more than the 48 requests that can have been in flight"},
+		{99, 100, 3, 16, "the request log holds 99 lines for 100 answers counted: 1 lost"},
 	}
 	for _, tc := range tests {
-		if err := checkLog(tc.lines, tc.counted, tc.runs, tc.conns); (err == nil) != tc.ok {
-			t.Errorf("checkLog(%d, %d, %d, %d) = %v, want ok %v", tc.lines, tc.counted, tc.runs, tc.conns, err, tc.ok)
+		err := checkLog(tc.lines, tc.counted, tc.runs, tc.conns)
+		if got := fmt.Sprint(err); (tc.want == "" && err != nil) || (tc.want != "" && got != tc.want) {
+			t.Errorf("checkLog(%d, %d, %d, %d) = %v, want %q", tc.lines, tc.counted, tc.runs, tc.conns, err, tc.want)
 		}
 	}
 }
@@ -264,5 +265,16 @@ func TestFormats(t *testing.T) {
 	}
 	if !regexp.MustCompile(`^machine: \d+ cores, load \S+ \S+ \S+, go\S+, \d{4}-\d\d-\d\dT\d\d:\d\dZ$`).MatchString(machine()) {
 		t.Errorf("machine() = %q", machine())
+	}
+	at := time.Date(2026, 11, 28, 8, 9, 34, 0, time.FixedZone("x", 3600))
+	for loadavg, want := range map[string]string{
+		"0.71 0.44 0.18 1/92 5544\n": "machine: 2 cores, load 0.71 0.44 0.18, go1.26.8, 2026-11-28T07:09Z",
+		"0.71 0.44 0.18":             "machine: 2 cores, load 0.71 0.44 0.18, go1.26.8, 2026-11-28T07:09Z",
+		"0.71 0.44":                  "machine: 2 cores, load unknown, go1.26.8, 2026-11-28T07:09Z",
+		"":                           "machine: 2 cores, load unknown, go1.26.8, 2026-11-28T07:09Z",
+	} {
+		if got := machineLine(2, loadavg, "go1.26.8", at); got != want {
+			t.Errorf("machineLine(%q) = %q, want %q", loadavg, got, want)
+		}
 	}
 }

@@ -45,6 +45,8 @@ func TestWrkParse(t *testing.T) {
 		{"a bad latency", strings.Replace(wrkReport, "412.00us", "412.00", 1), result{}, "latency"},
 		{"a bad refusal count", strings.Replace(withErrors, "responses: 17", "responses: x", 1), result{}, "non-2xx"},
 		{"a bad socket error count", strings.Replace(withErrors, "read 2,", "read two,", 1), result{}, "socket"},
+		{"socket errors without counts", strings.Replace(wrkReport, "Requests/sec:", "  Socket errors: connect\nRequests/sec:", 1),
+			result{requests: 120123, rate: 23955.99, p50: 412 * time.Microsecond, p99: 5310 * time.Microsecond}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,6 +75,7 @@ func TestWrkDuration(t *testing.T) {
 		ok   bool
 	}{
 		{"705.24us", 705240 * time.Nanosecond, true},
+		{"0.00us", 0, true},
 		{"1.20ms", 1200 * time.Microsecond, true},
 		{"2.00s", 2 * time.Second, true},
 		{"1.50m", 90 * time.Second, true},

@@ -94,28 +94,26 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 }
 
 // chooseTool returns the load tool o asks for; auto is wrk when lookPath
-// finds it, else vegeta.
+// finds it, else vegeta, with a note saying so.
 func chooseTool(o options, lookPath func(string) (string, error)) (loadTool, string, error) {
-	vegetaCmd := strings.Fields(o.vegeta)
-	if o.tool == "vegeta" || o.tool == "auto" {
-		if len(vegetaCmd) == 0 {
+	useVegeta := func(note string) (loadTool, string, error) {
+		command := strings.Fields(o.vegeta)
+		if len(command) == 0 {
 			return nil, "", errors.New("-vegeta is empty")
 		}
+		return vegeta{command}, note, nil
 	}
-	switch o.tool {
-	case "vegeta":
-		return vegeta{vegetaCmd}, "", nil
-	case "wrk":
-		path, err := lookPath(o.wrkPath)
-		if err != nil {
-			return nil, "", fmt.Errorf("wrk: %w (apt-get install wrk)", err)
-		}
+	if o.tool == "vegeta" {
+		return useVegeta("")
+	}
+	path, err := lookPath(o.wrkPath)
+	switch {
+	case err == nil:
 		return wrk{path}, "", nil
+	case o.tool == "wrk":
+		return nil, "", fmt.Errorf("wrk: %w (apt-get install wrk)", err)
 	}
-	if path, err := lookPath(o.wrkPath); err == nil {
-		return wrk{path}, "", nil
-	}
-	return vegeta{vegetaCmd}, "wrk is not on the PATH (Debian: apt-get install wrk); vegeta instead, through " + o.vegeta, nil
+	return useVegeta("wrk is not on the PATH (Debian: apt-get install wrk); vegeta instead, through " + o.vegeta)
 }
 
 // selected returns the cases whose names match only.

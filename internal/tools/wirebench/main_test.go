@@ -34,6 +34,8 @@ func TestMain(m *testing.M) {
 		os.Exit(fakeHarness(os.Args[1:]))
 	case "wrk":
 		os.Exit(fakeWrk(os.Args[1:]))
+	case "vegeta":
+		os.Exit(fakeVegeta(os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }
@@ -74,22 +76,44 @@ func fakeHarness(args []string) int {
 // fakeWrk sends ten requests to its URL, one after another, and reports
 // them as wrk does.
 func fakeWrk(args []string) int {
-	url := args[len(args)-1]
-	const n = 10
-	for range n {
+	if err := sendTen(args[len(args)-1]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("  Latency Distribution\n     50%%  100.00us\n     99%%    1.00ms\n  10 requests in 1.00s, 1.00KB read\nRequests/sec:     10.00\n")
+	return 0
+}
+
+// sendTen sends ten GETs of url, one after another, each to be a 200.
+func sendTen(url string) error {
+	for range 10 {
 		resp, err := http.Get(url)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
+			return err
 		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			fmt.Fprintf(os.Stderr, "status %d\n", resp.StatusCode)
-			return 1
+			return fmt.Errorf("status %d", resp.StatusCode)
 		}
 	}
-	fmt.Printf("  Latency Distribution\n     50%%  100.00us\n     99%%    1.00ms\n  %d requests in 1.00s, 1.00KB read\nRequests/sec:     %d.00\n", n, n)
+	return nil
+}
+
+// fakeVegeta is vegeta's attack, which sends ten requests to the target
+// on its input and writes their count, and its report, which reads the
+// count and reports it as vegeta report -type=json does.
+func fakeVegeta(args []string) int {
+	in, _ := io.ReadAll(os.Stdin)
+	if args[0] == "report" {
+		fmt.Printf(`{"latencies":{"50th":100000,"99th":1000000},"requests":%s,"throughput":%s,"status_codes":{"200":%s}}`, in, in, in)
+		return 0
+	}
+	if err := sendTen(strings.TrimPrefix(strings.TrimSpace(string(in)), "GET ")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Print(10)
 	return 0
 }
 
@@ -99,7 +123,7 @@ func wirebenchRun(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	t.Setenv("WIREBENCH_TEST", "wirebench")
 	dir := t.TempDir()
-	for _, name := range []string{"harness", "wrk"} {
+	for _, name := range []string{"harness", "wrk", "vegeta"} {
 		script := fmt.Sprintf("#!/bin/sh\nWIREBENCH_TEST=%s exec %q \"$@\"\n", name, os.Args[0])
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
@@ -109,8 +133,8 @@ func wirebenchRun(t *testing.T, args ...string) (string, error) {
 	if err := os.Symlink(os.Args[0], self); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, append([]string{"-harness", filepath.Join(dir, "harness"), "-wrk", filepath.Join(dir, "wrk"), "-tool", "wrk",
-		"-rounds", "2", "-duration", "1s", "-latency-duration", "1s", "-warm-duration", "1s"}, args...)...)
+	cmd := exec.Command(self, append([]string{"-harness", filepath.Join(dir, "harness"), "-wrk", filepath.Join(dir, "wrk"),
+		"-vegeta", filepath.Join(dir, "vegeta"), "-rounds", "2", "-duration", "1s", "-latency-duration", "1s", "-warm-duration", "1s"}, args...)...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -127,6 +151,9 @@ func TestWirebenchRuns(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
+	if first, _, _ := strings.Cut(out, "\n"); !strings.Contains(first, "harness serve --addr 127.0.0.1:0 on http://") || strings.Contains(out, "vegeta") {
+		t.Errorf("wrk found: the output begins otherwise than with the mock's command, or says vegeta:\n%s", out)
+	}
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^parameters: GET /api/v2/network/parameters\?pagination.first=100 \(\d+ bytes\)$`),
 		regexp.MustCompile(`(?m)^  round 2: mock 10 req/s, bare 10 req/s: 1.000(; CPU per answer .+)? \(machine: \d+ cores, load .+\)$`),
@@ -141,6 +168,12 @@ func TestWirebenchRuns(t *testing.T) {
 	}
 	if strings.Contains(out, "snapshots") {
 		t.Errorf("measured a case not asked for:\n%s", out)
+	}
+
+	out, err = wirebenchRun(t, "-cases", "^snapshots$", "-wrk", "no-such-wrk")
+	if err != nil || !strings.HasPrefix(out, "wrk is not on the PATH (Debian: apt-get install wrk); vegeta instead, through ") ||
+		!strings.Contains(out, "request log: 41 lines for 41 answers counted") {
+		t.Errorf("vegeta where wrk is missing: %v:\n%s", err, out)
 	}
 
 	out, err = wirebenchRun(t, "-cases", "^parameters$", "--", "--drop-line", "7")
@@ -233,9 +266,16 @@ func TestChooseTool(t *testing.T) {
 			t.Errorf("%s: %v %q %v, want %v, a note %v, failing %v", tc.tool, got, note, err, tc.want, tc.note, tc.fails)
 		}
 	}
-	o.tool, o.vegeta = "vegeta", " "
-	if _, _, err := chooseTool(o, found); err == nil {
-		t.Error("an empty -vegeta was taken")
+	o.vegeta = " "
+	for _, tc := range []struct {
+		tool     string
+		lookPath func(string) (string, error)
+		ok       bool
+	}{{"vegeta", found, false}, {"auto", missing, false}, {"auto", found, true}, {"wrk", found, true}} {
+		o.tool = tc.tool
+		if _, _, err := chooseTool(o, tc.lookPath); (err == nil) != tc.ok {
+			t.Errorf("%s with an empty -vegeta: %v, want ok %v", tc.tool, err, tc.ok)
+		}
 	}
 }
 
