@@ -159,15 +159,15 @@ func (v vegeta) measure(ctx context.Context, url string, conns int, d time.Durat
 		return result{}, err
 	}
 	report.Stdin = pipe
-	var stderr bytes.Buffer
-	attack.Stderr, report.Stderr = &stderr, &stderr
+	var attackErr, reportErr bytes.Buffer // each written by a goroutine of its command
+	attack.Stderr, report.Stderr = &attackErr, &reportErr
 	if err := attack.Start(); err != nil {
 		return result{}, fmt.Errorf("vegeta attack: %w", err)
 	}
 	out, rerr := report.Output()
 	aerr := attack.Wait()
 	if err := errors.Join(aerr, rerr); err != nil {
-		return result{}, fmt.Errorf("vegeta: %w: %s", err, strings.TrimSpace(stderr.String()))
+		return result{}, fmt.Errorf("vegeta: %w: %s %s", err, strings.TrimSpace(attackErr.String()), strings.TrimSpace(reportErr.String()))
 	}
 	return v.parse(out)
 }

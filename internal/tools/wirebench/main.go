@@ -263,11 +263,7 @@ func processCPU(pid int) func() (time.Duration, bool) {
 // (fields 14 and 15), in ticks of 1/100 s (USER_HZ, 100 on Linux).
 func statCPU(stat string) (time.Duration, bool) {
 	// The command name, field 2, is in parentheses and may hold spaces.
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(stat[i+1:]) // from field 3
+	f := strings.Fields(stat[strings.LastIndexByte(stat, ')')+1:]) // from field 3
 	if len(f) < 13 {
 		return 0, false
 	}
