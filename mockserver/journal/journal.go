@@ -83,9 +83,10 @@ type Journal struct {
 	size uint64        // the records kept; 0: none
 
 	mu sync.Mutex
-	// ring holds the record of ID id at id%size; it grows to size as the
-	// first requests come, so that a journal little used takes little.
-	ring    []Record
+	// chunks hold the ring: the record of ID id at place id%size, in the
+	// chunk of that place over chunkLen, made when a record first goes
+	// there, so that a journal little used takes little.
+	chunks  []*[chunkLen]Record
 	cleared uint64 // requests below this ID were cleared
 	// runs counts the row runs of the stored pages; above maxRuns the
 	// oldest pages let theirs go (rowsDropped).
@@ -93,12 +94,16 @@ type Journal struct {
 	dropFrom      uint64 // the oldest ID whose rows may still be held
 }
 
+// chunkLen is the records of a chunk of the ring: 96 KB.
+const chunkLen = 256
+
 // New returns a journal of size records, whose walks read the listings
 // of src; a size of 0 or less keeps none.
 func New(size int, src Source) *Journal {
 	j := &Journal{src: src}
 	if size > 0 {
 		j.size = uint64(size)
+		j.chunks = make([]*[chunkLen]Record, (size+chunkLen-1)/chunkLen)
 		j.maxRuns = max(1<<16, 64*size)
 		j.next.Store(1)
 	}
@@ -123,26 +128,32 @@ func (j *Journal) Add(rec *Record) {
 	if rec.ID < j.cleared || rec.ID+j.size < j.next.Load() {
 		return
 	}
-	slot := j.slot(rec.ID)
-	if slot.ID != 0 {
-		j.runs -= len(slot.Page.Runs)
-	}
-	*slot = *rec
-	j.runs += len(rec.Page.Runs)
+	place := j.place(rec.ID)
+	j.runs += len(rec.Page.Runs) - len(place.Page.Runs) // an empty place has none
+	*place = *rec
 	j.trimRuns()
 }
 
-// slot returns the place of ID id in the ring, growing the ring to hold it.
-// j.mu is held.
-func (j *Journal) slot(id uint64) *Record {
+// place returns the place of ID id in the ring, making its chunk when none
+// is. j.mu is held.
+func (j *Journal) place(id uint64) *Record {
 	i := id % j.size
-	if i >= uint64(len(j.ring)) {
-		n := min(j.size, max(64, 2*uint64(len(j.ring)), i+1))
-		ring := make([]Record, n)
-		copy(ring, j.ring)
-		j.ring = ring
+	c := &j.chunks[i/chunkLen]
+	if *c == nil {
+		*c = new([chunkLen]Record)
 	}
-	return &j.ring[i]
+	return &(*c)[i%chunkLen]
+}
+
+// stored returns the record of ID id, or nil when the ring does not hold it.
+// j.mu is held.
+func (j *Journal) stored(id uint64) *Record {
+	i := id % j.size
+	c := j.chunks[i/chunkLen]
+	if c == nil || c[i%chunkLen].ID != id {
+		return nil
+	}
+	return &c[i%chunkLen]
 }
 
 // trimRuns lets the oldest pages' rows go until the runs held are within
@@ -150,11 +161,9 @@ func (j *Journal) slot(id uint64) *Record {
 func (j *Journal) trimRuns() {
 	j.dropFrom = max(j.dropFrom, j.cleared, j.next.Load()-min(j.next.Load(), j.size))
 	for j.runs > j.maxRuns && j.dropFrom < j.next.Load() {
-		if i := j.dropFrom % j.size; i < uint64(len(j.ring)) {
-			if rec := &j.ring[i]; rec.ID == j.dropFrom && len(rec.Page.Runs) > 0 {
-				j.runs -= len(rec.Page.Runs)
-				rec.Page.Runs, rec.rowsDropped = nil, true
-			}
+		if rec := j.stored(j.dropFrom); rec != nil && len(rec.Page.Runs) > 0 {
+			j.runs -= len(rec.Page.Runs)
+			rec.Page.Runs, rec.rowsDropped = nil, true
 		}
 		j.dropFrom++
 	}
@@ -168,11 +177,10 @@ func (j *Journal) records() []*Record {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	next := j.next.Load()
-	from := max(j.cleared, next-min(next, j.size), 1)
-	kept := make([]Record, 0, min(uint64(len(j.ring)), next-from))
-	for id := from; id < next; id++ {
-		if i := id % j.size; i < uint64(len(j.ring)) && j.ring[i].ID == id {
-			kept = append(kept, j.ring[i])
+	var kept []Record
+	for id := max(j.cleared, next-min(next, j.size), 1); id != next; id++ {
+		if rec := j.stored(id); rec != nil {
+			kept = append(kept, *rec)
 		}
 	}
 	out := make([]*Record, len(kept))
@@ -190,7 +198,11 @@ func (j *Journal) Clear() {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	clear(j.ring)
+	for _, c := range j.chunks {
+		if c != nil {
+			clear(c[:])
+		}
+	}
 	j.runs = 0
 	j.cleared = j.next.Load()
 	j.dropFrom = j.cleared
