@@ -148,7 +148,8 @@ func cors(next http.Handler, control bool) http.Handler {
 // set is kept for the connection (connDeadline): an answer that finds it
 // within a tenth of base of its own start's leaves it, so that answers in
 // quick succession on one connection set it about once a tenth of base,
-// not once each.
+// not once each; one further (a long answer's) or nearer (a connection
+// left idle) it sets again.
 func writeDeadlines(next http.Handler, base time.Duration, rate int, rc *reclaimer) http.Handler {
 	writers := sync.Pool{New: func() any { return new(deadlineWriter) }} // used again from answer to answer
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -162,12 +163,12 @@ func writeDeadlines(next http.Handler, base time.Duration, rate int, rc *reclaim
 		if r.ProtoMajor == 1 { // one answer at a time on the connection
 			dw.conn, _ = r.Context().Value(connDeadlineKey{}).(*connDeadline)
 		}
-		if dw.conn != nil {
-			// The connection's deadline, when about that of the start:
-			// neither past nor a long answer's, carried over.
-			if gain := dw.start.Add(base).Sub(dw.conn.at); gain < base/10 && gain > -base/10 {
-				dw.deadline = dw.conn.at
-			}
+		// The connection's deadline is this answer's to start with, unless
+		// it lies more than a tenth of base beyond its start's (a long
+		// answer's, carried over); extendAt sets it again when it falls a
+		// tenth short (a connection left idle).
+		if dw.conn != nil && !dw.conn.at.After(dw.start.Add(base+base/10)) {
+			dw.deadline = dw.conn.at
 		}
 		dw.extendAt(dw.start, 0)
 		next.ServeHTTP(dw, r)
