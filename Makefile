@@ -70,7 +70,7 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build install dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas verdicts-full bench-cli bench-conform bench-conform-memory fuzz load report-screenshot check-export clean
+.PHONY: all build install dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-wire bench-proxy bench-schemas verdicts-full bench-cli bench-conform bench-conform-memory fuzz load report-screenshot check-export clean
 
 all: build
 
@@ -248,13 +248,42 @@ bench-data: build
 
 ## bench-mock: a 100-row page at the start, middle and end of each listing
 ## of a million-transaction world, the mock against a bare net/http
-## handler over loopback, and what the journal and the warnings cost a
-## 100-row page, in process and over loopback (with/without: target 0.95)
+## handler over loopback, what the journal and the warnings cost a
+## 100-row page, in process and over loopback (with/without: target 0.95),
+## and what the request log, the journal and the warnings add to each
+## page bench-wire measures, in process (BenchmarkObservationCost)
 bench-mock:
 	@$(MACHINE)
-	$(GO) test -run '^$$' -bench 'PageAtDepth|VsBare|WriteDeadlineCost|JournalCost' -benchmem ./mockserver
+	$(GO) test -run '^$$' -bench 'PageAtDepth|VsBare|WriteDeadlineCost|JournalCost|ObservationCost' -benchmem ./mockserver
 	$(GO) test -run '^$$' -bench 'AppendBlock' -benchmem ./mockserver/store
 	$(GO) test -run '^$$' -bench 'LatencyDistribution' ./mockserver/faults
+	@$(MACHINE)
+
+## bench-wire: harness serve as a user runs it, with its default flags (the
+## request log, the journal, the warnings), against a bare net/http
+## handler serving the bytes and headers the mock answered, on the same
+## paths (internal/tools/wirebench, built here): wrk (Debian package wrk;
+## vegeta through VEGETA where wrk is not on the PATH) drives each in turn
+## with one thread and WIRE_CONNECTIONS connections, WIRE_ROUNDS rounds of
+## WIRE_DURATION each, for a 100-row network parameters page, 100
+## snapshots, 50 transactions, 50 filtered by cmdTypes and 100 games: each
+## round's rates and their ratio with the machine line, each server's CPU
+## time per answer, then p50 and p99 at one connection (WIRE_LATENCY).
+## At the end the mock is stopped (SIGINT) and its log must hold a line for
+## every answer counted. WIRE_CASES (a regexp) selects cases,
+## WIRE_SERVE_FLAGS go to harness serve (--log-format none: the log's cost).
+## About 3.5 minutes at the defaults; not in CI
+WIRE_ROUNDS      ?= 3
+WIRE_DURATION    ?= 5s
+WIRE_LATENCY     ?= 5s
+WIRE_CONNECTIONS ?= 16
+WIRE_CASES       ?=
+WIRE_SERVE_FLAGS ?=
+bench-wire: build
+	@$(MACHINE)
+	$(GO) build -o bin/wirebench ./internal/tools/wirebench
+	bin/wirebench -harness $(BIN) -rounds $(WIRE_ROUNDS) -duration $(WIRE_DURATION) -latency-duration $(WIRE_LATENCY) \
+		-connections $(WIRE_CONNECTIONS) -cases '$(WIRE_CASES)' -vegeta '$(VEGETA)' -- $(WIRE_SERVE_FLAGS)
 	@$(MACHINE)
 
 ## bench-proxy: what harness proxy adds to a 1000-row page (median, one
@@ -361,11 +390,12 @@ bench-conform-memory: build
 	url=http://$(LOAD_ADDR); what="the whole suite against harness serve --scale 100"; $(conform_peak)
 	@$(MACHINE)
 
-## fuzz: each mock server fuzz target (and the fault grammar's, and the fixture reader's) for FUZZTIME
+## fuzz: each mock server fuzz target (and the fault grammar's, the request
+## log's formats against slog's, and the fixture reader's) for FUZZTIME
 ## (default 30s)
 FUZZTIME ?= 30s
 fuzz:
-	for p in ./mockserver ./mockserver/faults ./generators/fixtures; do \
+	for p in ./mockserver ./mockserver/faults ./mockserver/requestlog ./generators/fixtures; do \
 		for f in $$($(GO) test -list 'Fuzz.*' $$p | grep ^Fuzz); do \
 			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$p || exit 1; \
 		done; \

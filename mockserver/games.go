@@ -66,12 +66,14 @@ func (s *Server) epochWindow(st store.Reader, q query) (from, to uint64, e *apiE
 }
 
 func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
-	s.answer(w, true, func(st store.Reader, b []byte) ([]byte, *apiError) { return s.gamesPage(st, r, b) })
+	n := noteOf(w)
+	s.answer(w, true, func(st store.Reader, b []byte) ([]byte, *apiError) { return s.gamesPage(st, r, b, n) })
 }
 
-// gamesPage appends the games page a request asks for.
-func (s *Server) gamesPage(st store.Reader, r *http.Request, b []byte) ([]byte, *apiError) {
-	q, p, err := s.pagedQuery(r)
+// gamesPage appends the games page a request asks for, and tells n (nil:
+// nobody) what it holds.
+func (s *Server) gamesPage(st store.Reader, r *http.Request, b []byte, n *pageNote) ([]byte, *apiError) {
+	q, p, err := s.pagedQuery(r, n)
 	if err != nil {
 		return b, err
 	}
@@ -79,7 +81,7 @@ func (s *Server) gamesPage(st store.Reader, r *http.Request, b []byte) ([]byte, 
 	if err != nil {
 		return b, err
 	}
-	noteOf(r).epochWindow(from, to)
+	n.epochWindow(from, to)
 	scope := scopeUnspecified
 	if name, ok := q.Get("entityScope", "entity_scope"); ok {
 		n, known := entityScopes[name]
@@ -166,7 +168,7 @@ func (s *Server) gamesPage(st store.Reader, r *http.Request, b []byte) ([]byte, 
 	if err != nil {
 		return b, err
 	}
-	return writePage(b, "games", v, st.Games(), start, end, noteOf(r)), nil
+	return writePage(b, "games", v, st.Games(), start, end, n), nil
 }
 
 // inList reports whether a row is in an index list.

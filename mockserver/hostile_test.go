@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -662,6 +663,66 @@ func TestWriteDeadlinesSet(t *testing.T) {
 			t.Errorf("WriteTimeout %v: deadlines set %v, want %v (%v)", tc.timeout, got, tc.want, rec.events)
 		}
 	}
+}
+
+// TestWriteDeadlineKeptForTheConnection checks answers on one HTTP/1
+// connection of HTTPServer's leave the deadline the last one set when it is
+// within a tenth of base of their own, and set it when it is further,
+// before (a connection left idle) or after (a long answer's, carried
+// over); an answer of HTTP/2, or on a connection without one, sets its own.
+func TestWriteDeadlineKeptForTheConnection(t *testing.T) {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		w.WriteHeader(200)
+		w.Write(make([]byte, n))
+	})
+	h := writeDeadlines(handler, 10*time.Second, 1000, nil)
+	ctx := emptyHTTPServer(t).ConnContext(context.Background(), nil)
+	conn, ok := ctx.Value(connDeadlineKey{}).(*connDeadline)
+	if !ok {
+		t.Fatal("HTTPServer's connections carry no deadline")
+	}
+	answer := func(target string, proto int, ctx context.Context) string {
+		rec := &deadlineRecorder{ResponseRecorder: *httptest.NewRecorder(), now: time.Now}
+		req := httptest.NewRequest(http.MethodGet, target, nil).WithContext(ctx)
+		req.ProtoMajor = proto
+		h.ServeHTTP(rec, req)
+		return strings.Join(rec.events, ", ")
+	}
+	steps := []struct {
+		name, target string
+		proto        int
+		ctx          context.Context
+		before       func() // what happened to the connection before the answer
+		want         string
+	}{
+		{"the first answer", "/?n=10", 1, ctx, nil, "deadline +10s, header 200, write 10"},
+		{"the next at once", "/?n=10", 1, ctx, nil, "header 200, write 10"},
+		{"a longer one", "/?n=5000", 1, ctx, nil, "header 200, deadline +15s, write 5000"},
+		{"one after the longer", "/?n=10", 1, ctx, nil, "deadline +10s, header 200, write 10"},
+		{"after a pause", "/?n=10", 1, ctx, func() { conn.at = conn.at.Add(-2 * time.Second) }, "deadline +10s, header 200, write 10"},
+		{"a pause within a tenth", "/?n=10", 1, ctx, func() { conn.at = conn.at.Add(-500 * time.Millisecond) }, "header 200, write 10"},
+		{"HTTP/2", "/?n=10", 2, ctx, nil, "deadline +10s, header 200, write 10"},
+		{"no connection's deadline", "/?n=10", 1, context.Background(), nil, "deadline +10s, header 200, write 10"},
+	}
+	for _, s := range steps {
+		if s.before != nil {
+			s.before()
+		}
+		if got := answer(s.target, s.proto, s.ctx); got != s.want {
+			t.Errorf("%s: %s, want %s", s.name, got, s.want)
+		}
+	}
+}
+
+// emptyHTTPServer returns the http.Server of a server of an empty world.
+func emptyHTTPServer(t *testing.T) *http.Server {
+	t.Helper()
+	st, err := store.New(emptyWorld())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(Config{}, st).HTTPServer()
 }
 
 // TestReclaimer checks the memory of dropped answers is handed back once

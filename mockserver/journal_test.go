@@ -319,3 +319,38 @@ func TestJournalBoundsWhatItKeeps(t *testing.T) {
 		t.Errorf("a HEAD made %d walks", len(walks))
 	}
 }
+
+// TestPagedPageRuns checks a page's rows are noted as journal.AddRow makes
+// them, one row at a time: a range of the store ascending or descending
+// (one run, made at once), rows of a filtered listing apart, and none.
+func TestPagedPageRuns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		v          view
+		start, end int
+	}{
+		{"a range, ascending", rangeView(50, false), 10, 20},
+		{"a range, descending", rangeView(50, true), 10, 20},
+		{"a range, its last row", rangeView(50, true), 49, 50},
+		{"a range, empty", rangeView(50, true), 20, 20},
+		{"no rows at all", rangeView(0, true), 0, 0},
+		{"a list, apart", listView([]int32{1, 2, 3, 7, 8, 20, 40, 41}, false), 1, 7},
+		{"a list, descending", listView([]int32{1, 2, 3, 7, 8, 20, 40, 41}, true), 0, 8},
+		{"a list, one row", listView([]int32{5}, true), 0, 1},
+	}
+	for _, tc := range tests {
+		var want []journal.RowRun
+		for p := tc.start; p < tc.end; p++ {
+			want = journal.AddRow(want, int32(tc.v.row(p)))
+		}
+		var n pageNote
+		n.pagedPage(tc.v, tc.start, tc.end, 99, []byte("a"), []byte("b"))
+		if fmt.Sprint(n.Runs) != fmt.Sprint(want) || len(n.Runs) != len(want) || n.Rows != tc.end-tc.start || n.Total != 99 {
+			t.Errorf("%s: runs %v, rows %d, total %d; want %v, %d, 99", tc.name, n.Runs, n.Rows, n.Total, want, tc.end-tc.start)
+		}
+		if n.HasNext != (tc.end < tc.v.len()) || n.HasPrev != (tc.start > 0) || n.start != "a" || n.end != "b" {
+			t.Errorf("%s: next %v, previous %v, cursors %q %q", tc.name, n.HasNext, n.HasPrev, n.start, n.end)
+		}
+	}
+}

@@ -85,10 +85,10 @@ func (s *Server) gameRows(q url.Values, first *journal.Page) ([]int32, error) {
 	var buf []byte
 	for {
 		n := &pageNote{}
-		r := withNote(httpRequest("/api/v2/games", rq.Encode()), n)
+		r := httpRequest("/api/v2/games", rq.Encode())
 		var b []byte
 		var err *apiError
-		s.store.Read(func(st store.Reader) { b, err = s.gamesPage(st, r, buf[:0]) })
+		s.store.Read(func(st store.Reader) { b, err = s.gamesPage(st, r, buf[:0], n) })
 		if err != nil {
 			return nil, err
 		}

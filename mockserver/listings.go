@@ -9,8 +9,9 @@ import (
 )
 
 func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
+	n := noteOf(w)
 	s.answer(w, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
-		_, p, err := s.pagedQuery(r)
+		_, p, err := s.pagedQuery(r, n)
 		if err != nil {
 			return b, err
 		}
@@ -26,13 +27,14 @@ func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "coreSnapshots", v, st.Snapshots(), start, end, noteOf(r)), nil
+		return writePage(b, "coreSnapshots", v, st.Snapshots(), start, end, n), nil
 	})
 }
 
 func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
+	n := noteOf(w)
 	s.answer(w, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
-		q, p, err := s.pagedQuery(r)
+		q, p, err := s.pagedQuery(r, n)
 		if err != nil {
 			return b, err
 		}
@@ -60,13 +62,14 @@ func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "keyRotations", v, st.Rotations(), start, end, noteOf(r)), nil
+		return writePage(b, "keyRotations", v, st.Rotations(), start, end, n), nil
 	})
 }
 
 func (s *Server) listNetworkParameters(w http.ResponseWriter, r *http.Request) {
+	n := noteOf(w)
 	s.answer(w, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
-		_, p, err := s.pagedQuery(r)
+		_, p, err := s.pagedQuery(r, n)
 		if err != nil {
 			return b, err
 		}
@@ -83,7 +86,7 @@ func (s *Server) listNetworkParameters(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return b, err
 		}
-		return writePage(b, "networkParameters", v, st.Parameters(), start, end, noteOf(r)), nil
+		return writePage(b, "networkParameters", v, st.Parameters(), start, end, n), nil
 	})
 }
 

@@ -1,8 +1,10 @@
 package mockserver
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chaindata/harness/mockserver/faults"
+	"github.com/chaindata/harness/mockserver/requestlog"
 )
 
 // recoverPanics answers a panic with a 500 error body instead of a dropped
@@ -56,24 +59,40 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// logRequests writes one structured line per request.
+// logRequests writes one line per request: through Config.RequestLog when
+// set (requestlog: no allocation, no wait for the log's output), else
+// through Config.Logger (log/slog). Its recorders are used again from
+// request to request (s.recorders).
 func (s *Server) logRequests(next http.Handler) http.Handler {
-	log := s.cfg.Logger
+	fast, log := s.cfg.RequestLog, s.cfg.Logger
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
+		start := startOf(w)
+		rec := s.recorders.Get().(*statusRecorder)
+		*rec = statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
+		status, size := rec.status, rec.bytes
+		*rec = statusRecorder{}
+		s.recorders.Put(rec)
+		end := since(start)
+		// The answer's findings (warnings.go), one attribute each.
+		warnings := w.Header()[WarningHeader]
+		if fast != nil {
+			fast.Add(&requestlog.Entry{
+				Time: end, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: status, Bytes: size,
+				Duration: end.Sub(start), Remote: r.RemoteAddr, Warnings: warnings,
+			})
+			return
+		}
 		attrs := []slog.Attr{
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
 			slog.String("query", r.URL.RawQuery),
-			slog.Int("status", rec.status),
-			slog.Int("bytes", rec.bytes),
-			slog.Duration("duration", time.Since(start)),
+			slog.Int("status", status),
+			slog.Int("bytes", size),
+			slog.Duration("duration", end.Sub(start)),
 			slog.String("remote", r.RemoteAddr),
 		}
-		// The answer's findings (warnings.go), one attribute each.
-		for _, text := range w.Header()[WarningHeader] {
+		for _, text := range warnings {
 			attrs = append(attrs, slog.String("warning", text))
 		}
 		log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
@@ -124,18 +143,77 @@ func cors(next http.Handler, control bool) http.Handler {
 // A failed write of at least reclaimMinBytes tells rc, which hands the
 // memory of the dropped answers back to the operating system once the
 // drops stop (see reclaimer).
+//
+// On a connection of HTTPServer's (HTTP/1), the deadline the last answer
+// set is kept for the connection (connDeadline): an answer that finds it
+// within a tenth of base of its own start's leaves it, so that answers in
+// quick succession on one connection set it about once a tenth of base,
+// not once each; one further (a long answer's) or nearer (a connection
+// left idle) it sets again.
 func writeDeadlines(next http.Handler, base time.Duration, rate int, rc *reclaimer) http.Handler {
+	writers := sync.Pool{New: func() any { return new(deadlineWriter) }} // used again from answer to answer
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		set := deadlineSetterOf(w)
 		if set == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
-		dw := &deadlineWriter{ResponseWriter: w, set: set, base: base, rate: rate, reclaim: rc}
-		dw.extend(0)
+		dw := writers.Get().(*deadlineWriter)
+		*dw = deadlineWriter{ResponseWriter: w, set: set, base: base, rate: rate, reclaim: rc, start: time.Now()}
+		if r.ProtoMajor == 1 { // one answer at a time on the connection
+			dw.conn, _ = r.Context().Value(connDeadlineKey{}).(*connDeadline)
+		}
+		// The connection's deadline is this answer's to start with, unless
+		// it lies more than a tenth of base beyond its start's (a long
+		// answer's, carried over); extendAt sets it again when it falls a
+		// tenth short (a connection left idle).
+		if dw.conn != nil && !dw.conn.at.After(dw.start.Add(base+base/10)) {
+			dw.deadline = dw.conn.at
+		}
+		dw.extendAt(dw.start, 0)
 		next.ServeHTTP(dw, r)
+		*dw = deadlineWriter{}
+		writers.Put(dw)
 	})
 }
+
+// connDeadline is the write deadline a connection has, as the answers on
+// it set it (writeDeadlines): HTTPServer gives each connection one.
+type connDeadline struct{ at time.Time }
+
+type connDeadlineKey struct{}
+
+// withConnDeadline is HTTPServer's ConnContext: each connection gets its
+// connDeadline.
+func withConnDeadline(ctx context.Context, _ net.Conn) context.Context {
+	return context.WithValue(ctx, connDeadlineKey{}, new(connDeadline))
+}
+
+// starter is a writer that knows when its answer began: the mock's
+// outermost (deadlineWriter) reads the clock once for the middlewares
+// inside it, which read it again only as time since then (time.Since, a
+// reading of the monotonic clock alone): on a virtual machine each reading
+// of the clock costs about as much as a tenth of a page.
+type starter interface{ started() time.Time }
+
+// startOf returns when the answer written to w began, as the writer that
+// knows it underneath w says, or else now.
+func startOf(w http.ResponseWriter) time.Time {
+	for {
+		switch t := w.(type) {
+		case starter:
+			return t.started()
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return time.Now()
+		}
+	}
+}
+
+// since returns start moved on by the time since it: now, from a reading
+// of the monotonic clock alone.
+func since(start time.Time) time.Time { return start.Add(time.Since(start)) }
 
 // deadlineSetter is a writer that takes a write deadline, as net/http's own
 // does.
@@ -165,8 +243,12 @@ type deadlineWriter struct {
 	base     time.Duration
 	rate     int
 	reclaim  *reclaimer
-	deadline time.Time // the deadline set last
+	conn     *connDeadline // the connection's, or nil
+	start    time.Time     // when the answer began
+	deadline time.Time     // the deadline set last
 }
+
+func (d *deadlineWriter) started() time.Time { return d.start }
 
 // writeAllowance is the time a write of n bytes may take: base, plus n bytes
 // at rate bytes a second.
@@ -178,12 +260,18 @@ func writeAllowance(n int, base time.Duration, rate int) time.Duration {
 // deadline set already is less than a tenth of base short of it: a small
 // answer (headers and body within moments) sets it once, not three times,
 // each a tenth of the cost of the answer itself.
-func (d *deadlineWriter) extend(n int) {
-	want := time.Now().Add(writeAllowance(n, d.base, d.rate))
+func (d *deadlineWriter) extend(n int) { d.extendAt(since(d.start), n) }
+
+// extendAt is extend at the time now.
+func (d *deadlineWriter) extendAt(now time.Time, n int) {
+	want := now.Add(writeAllowance(n, d.base, d.rate))
 	if want.Sub(d.deadline) < d.base/10 {
 		return
 	}
 	d.deadline = want
+	if d.conn != nil {
+		d.conn.at = want
+	}
 	d.set.SetWriteDeadline(want)
 }
 

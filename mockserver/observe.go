@@ -1,10 +1,11 @@
 package mockserver
 
 import (
-	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/chaindata/harness/generators/records"
@@ -21,9 +22,10 @@ import (
 
 // pageNote is what the serving of one request tells the journal: the rows
 // its page holds, the cursors it issued, the fault injected, and findings
-// known only once the page is made. It travels in the request's context
-// (noteOf); every method does nothing on a nil note, so a handler called
-// without one pays nothing.
+// known only once the page is made. It travels in the writer the handler
+// is given (noteOf), rather than in the request's context, which would
+// take a copy of the request; every method does nothing on a nil note, so
+// a handler called without one pays nothing.
 type pageNote struct {
 	answered bool // a page was made
 	// Page is what the walks need of it: its rows, pageInfo flags, count
@@ -38,17 +40,20 @@ type pageNote struct {
 	query url.Values
 }
 
-type noteKey struct{}
-
-// noteOf returns the note of a request, or nil.
-func noteOf(r *http.Request) *pageNote {
-	n, _ := r.Context().Value(noteKey{}).(*pageNote)
-	return n
-}
-
-// withNote returns r carrying n.
-func withNote(r *http.Request, n *pageNote) *http.Request {
-	return r.WithContext(context.WithValue(r.Context(), noteKey{}, n))
+// noteOf returns the note of the request answered through w: the
+// observing middleware's writer, or one that unwraps to it (a fault that
+// captures the answer to replay it); nil for none.
+func noteOf(w http.ResponseWriter) *pageNote {
+	for {
+		switch t := w.(type) {
+		case *observedWriter:
+			return &t.note
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return nil
+		}
+	}
 }
 
 // pagedPage notes the page of a paged listing: positions [start, end) of v,
@@ -58,9 +63,13 @@ func (n *pageNote) pagedPage(v view, start, end, total int, startCursor, endCurs
 		return
 	}
 	n.answered, n.Rows, n.Total = true, end-start, total
-	n.Runs = make([]journal.RowRun, 0, 1)
-	for p := start; p < end; p++ {
-		n.Runs = journal.AddRow(n.Runs, int32(v.row(p)))
+	if v.list == nil && end > start {
+		// A range of the store: its rows are one run, ascending or
+		// descending, what AddRow makes of them row by row.
+		first, last := v.row(start), v.row(end-1)
+		n.Runs = []journal.RowRun{{First: int32(min(first, last)), N: int32(end - start)}}
+	} else {
+		n.Runs = rowRuns(end-start, func(i int) int { return v.row(start + i) })
 	}
 	n.start, n.end = cursorPair(startCursor, endCursor)
 	n.HasNext, n.HasPrev = end < v.len(), start > 0
@@ -74,10 +83,7 @@ func (n *pageNote) txPage(st store.Reader, picked []int, asked int) {
 	}
 	keys := st.TxKeys()
 	n.answered, n.Rows, n.Total, n.Asked = true, len(picked), len(keys), asked
-	n.Runs = make([]journal.RowRun, 0, 1)
-	for _, i := range picked {
-		n.Runs = journal.AddRow(n.Runs, int32(i))
-	}
+	n.Runs = rowRuns(len(picked), func(i int) int { return picked[i] })
 	if len(picked) > 0 {
 		var buf [64]byte
 		first := appendTxCursor(buf[:0], keys[picked[0]])
@@ -85,10 +91,29 @@ func (n *pageNote) txPage(st store.Reader, picked []int, asked int) {
 	}
 }
 
-// cursorPair copies two cursors into strings, with one allocation.
+// rowRuns returns the runs of the store indexes row(0) to row(n-1), as
+// journal.AddRow makes them, in one allocation when they are 64 runs or
+// fewer (a filtered page's rows are apart): they are gathered on the stack
+// first.
+func rowRuns(n int, row func(int) int) []journal.RowRun {
+	var gather [64]journal.RowRun
+	runs := gather[:0]
+	for i := range n {
+		runs = journal.AddRow(runs, int32(row(i)))
+	}
+	return slices.Clone(runs)
+}
+
+// cursorPair copies two cursors into strings, with one allocation (a
+// conversion of each and their concatenation would take three when they
+// are long, as a network parameter's are).
 func cursorPair(start, end []byte) (string, string) {
-	both := string(start) + string(end)
-	return both[:len(start)], both[len(start):]
+	var both strings.Builder
+	both.Grow(len(start) + len(end))
+	both.Write(start)
+	both.Write(end)
+	s := both.String()
+	return s[:len(start)], s[len(start):]
 }
 
 // appendTxCursor appends a transaction's cursor, "<block>.<index>".
@@ -113,8 +138,8 @@ func (n *pageNote) epochWindow(from, to uint64) {
 }
 
 // noteFault is the fault injector's Observe: it notes the fault applied.
-func noteFault(r *http.Request, f faults.Fault, source string) {
-	n := noteOf(r)
+func noteFault(w http.ResponseWriter, f faults.Fault, source string) {
+	n := noteOf(w)
 	if n == nil {
 		return
 	}
@@ -201,16 +226,21 @@ func (o *observedWriter) Unwrap() http.ResponseWriter { return o.ResponseWriter 
 // record adds the request to the journal, once.
 func (o *observedWriter) record() {
 	if o.id != 0 {
-		o.s.journal.Add(o.newRecord())
+		var rec journal.Record // the journal keeps a copy: no allocation
+		o.fill(&rec)
+		o.s.journal.Add(&rec)
 		o.id = 0
 	}
 }
 
 // observe warns about each API request, refuses it under StrictParams when
-// it draws a warning, and records it in the journal once answered.
+// it draws a warning, and records it in the journal once answered. Its
+// writers are used again from request to request (s.observers).
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		o := &observedWriter{ResponseWriter: w, s: s, start: time.Now(), r: r}
+		o := s.observers.Get().(*observedWriter)
+		*o = observedWriter{ResponseWriter: w, s: s, start: startOf(w), r: r}
+		defer s.release(o)
 		o.id = s.journal.Reserve()
 		listing, known := s.listingOf[r.URL.Path]
 		o.listing = listing
@@ -219,27 +249,32 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		for _, text := range o.warnings {
 			h.Add(WarningHeader, text)
 		}
-		defer o.record() // when no status was written: a reset, a client gone
 		if s.cfg.StrictParams && known && len(o.warnings) > 0 {
 			writeError(o, strictParamsError(o.warnings))
 			return
 		}
-		next.ServeHTTP(o, withNote(r, &o.note))
+		next.ServeHTTP(o, r)
 	})
 }
 
-// newRecord makes the journal's record of the request.
-func (o *observedWriter) newRecord() *journal.Record {
+// release records a request that ended without a status (a reset, a
+// client gone) and puts its writer back for the next.
+func (s *Server) release(o *observedWriter) {
+	o.record()
+	*o = observedWriter{}
+	s.observers.Put(o)
+}
+
+// fill writes the journal's record of the request into rec.
+func (o *observedWriter) fill(rec *journal.Record) {
 	n, r := &o.note, o.r
-	rec := &journal.Record{
-		Request: journal.Request{
-			ID: o.id, Time: o.start.UTC(), Method: r.Method, Path: bounded(r.URL.Path, maxKeptPath),
-			Query: bounded(r.URL.RawQuery, maxKeptQuery), Listing: o.listing, Status: o.status, Fault: n.fault,
-			Warnings: append(o.warnings, n.late...), Cursor: bounded(carriedCursor(o.listing, n.query), maxKeptPath),
-			Remote: r.RemoteAddr,
-		},
-		End: time.Now(),
+	rec.Request = journal.Request{
+		ID: o.id, Time: o.start.UTC(), Method: r.Method, Path: bounded(r.URL.Path, maxKeptPath),
+		Query: bounded(r.URL.RawQuery, maxKeptQuery), Listing: o.listing, Status: o.status, Fault: n.fault,
+		Warnings: append(o.warnings, n.late...), Cursor: bounded(carriedCursor(o.listing, n.query), maxKeptPath),
+		Remote: r.RemoteAddr,
 	}
+	rec.End = since(o.start)
 	rec.DurationMS = float64(rec.End.Sub(o.start).Microseconds()) / 1000
 	if rec.Warnings == nil {
 		rec.Warnings = []string{}
@@ -252,7 +287,6 @@ func (o *observedWriter) newRecord() *journal.Record {
 		rec.Rows, rec.StartCursor, rec.EndCursor = n.Rows, n.start, n.end
 	}
 	rec.Whole = rec.HasPage && !brokenAnswer(n.faultKind)
-	return rec
 }
 
 // What the journal keeps of a request's path (and cursor) and query, in

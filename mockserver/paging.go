@@ -21,11 +21,12 @@ type pageRequest struct {
 	newestFirst         bool
 }
 
-// parseQuery reads a request's query string. A malformed one (a bad
-// %-escape, a semicolon) is a 400, as on the gateway, rather than a pair
-// silently dropped, which would turn a bad value into a default.
-func parseQuery(r *http.Request) (query, *apiError) {
-	if n := noteOf(r); n != nil && n.query != nil {
+// parseQuery reads a request's query string, or takes it from the note n
+// (nil: none), which holds it parsed for the warnings. A malformed one (a
+// bad %-escape, a semicolon) is a 400, as on the gateway, rather than a
+// pair silently dropped, which would turn a bad value into a default.
+func parseQuery(r *http.Request, n *pageNote) (query, *apiError) {
+	if n != nil && n.query != nil {
 		return query{records.Query(n.query)}, nil // parsed once, for the warnings
 	}
 	v, err := url.ParseQuery(r.URL.RawQuery)
@@ -82,9 +83,9 @@ func (q query) uint64(names ...string) (uint64, bool, *apiError) {
 }
 
 // pagedQuery reads the query string and the pagination parameters of a
-// request to one of the four paged listings.
-func (s *Server) pagedQuery(r *http.Request) (query, pageRequest, *apiError) {
-	q, err := parseQuery(r)
+// request to one of the four paged listings (n: its note, or nil).
+func (s *Server) pagedQuery(r *http.Request, n *pageNote) (query, pageRequest, *apiError) {
+	q, err := parseQuery(r, n)
 	if err != nil {
 		return query{}, pageRequest{}, err
 	}

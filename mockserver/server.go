@@ -14,6 +14,7 @@ import (
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/mockserver/faults"
 	"github.com/chaindata/harness/mockserver/journal"
+	"github.com/chaindata/harness/mockserver/requestlog"
 	"github.com/chaindata/harness/mockserver/store"
 	"github.com/chaindata/harness/mockserver/warnings"
 )
@@ -84,9 +85,16 @@ type Config struct {
 	// Host may give (hostguard.go); "*" allows any. Other hosts are refused
 	// with a 403, against DNS rebinding. The API itself takes any host.
 	AllowHosts []string
-	// Logger receives one line per request; nil logs nothing (and costs
-	// nothing).
+	// Logger receives one line per request, unless RequestLog is set, and
+	// the lines of a panic and of a damaged fixture file; nil logs nothing
+	// (and costs nothing).
 	Logger *slog.Logger
+	// RequestLog, when set, receives the line of each request in place of
+	// Logger: the same line as Logger's handler of that format would
+	// write, made without an allocation, and through a requestlog.Writer
+	// never waiting for the log's output (package requestlog). harness
+	// serve sets both, to the same Writer.
+	RequestLog *requestlog.Log
 
 	// WriteTimeout is the base of every answer's write deadline (default
 	// 10s; negative: no deadline). Before each write of an answer the
@@ -159,6 +167,9 @@ type Server struct {
 	faults  *faults.Injector
 	handler http.Handler
 	bufs    sync.Pool
+	// observers and recorders are the writers that follow a request for
+	// the journal and the log, used again from request to request.
+	observers, recorders sync.Pool
 	// journal keeps the requests received (package journal); listingOf names
 	// the listing of each path served, paths lists them; warn finds what
 	// a request reads differently from what its client likely meant.
@@ -181,6 +192,8 @@ func newServer(cfg Config, st *store.Store, observed bool) *Server {
 	s := &Server{cfg: cfg.withDefaults(), store: st, chain: cfg.Chain}
 	s.journal = journal.New(s.cfg.JournalSize, rowSource{s})
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
+	s.observers.New = func() any { return new(observedWriter) }
+	s.recorders.New = func() any { return new(statusRecorder) }
 	mux := http.NewServeMux()
 	type listing struct {
 		path    string
@@ -227,7 +240,7 @@ func newServer(cfg Config, st *store.Store, observed bool) *Server {
 	}
 	h = limitHeaders(h, s.cfg.MaxHeaderBytes)
 	h = cors(h, s.cfg.Control)
-	if s.cfg.Logger != nil {
+	if s.cfg.Logger != nil || s.cfg.RequestLog != nil {
 		h = s.logRequests(h)
 	}
 	h = recoverPanics(h, s.cfg.Logger)
@@ -244,7 +257,9 @@ func newServer(cfg Config, st *store.Store, observed bool) *Server {
 // connections closed after 2 minutes, and MaxHeaderBytes above
 // Config.MaxHeaderBytes by HeaderSlack (see Config.MaxHeaderBytes). Its
 // Handler is s. It has no server-wide WriteTimeout: s sets each answer's
-// write deadline by the answer's size (Config.WriteTimeout).
+// write deadline by the answer's size (Config.WriteTimeout), and keeps the
+// one each connection has (ConnContext), so as to set it again only when it
+// moves.
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
 		Handler:           s,
@@ -252,6 +267,7 @@ func (s *Server) HTTPServer() *http.Server {
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    s.cfg.MaxHeaderBytes + HeaderSlack,
+		ConnContext:       withConnDeadline,
 	}
 }
 

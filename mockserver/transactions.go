@@ -86,7 +86,8 @@ func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 }
 
 func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) {
-	q, err := parseQuery(r)
+	n := noteOf(w)
+	q, err := parseQuery(r, n)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -96,7 +97,6 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	n := noteOf(r)
 	s.answer(w, false, func(st store.Reader, b []byte) ([]byte, *apiError) {
 		b = s.transactionsPage(st, req, b, n)
 		return b, s.windowCapped(n)

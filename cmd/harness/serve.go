@@ -19,6 +19,7 @@ import (
 	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver"
 	"github.com/chaindata/harness/mockserver/faults"
+	"github.com/chaindata/harness/mockserver/requestlog"
 	"github.com/chaindata/harness/mockserver/store"
 )
 
@@ -142,14 +143,25 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	cfg.Control = !*noControl
+	// The log goes through a buffer written out on a tick (requestlog), so
+	// that no request waits for standard error; it is closed, and so
+	// written out, when serve returns.
+	var logw *requestlog.Writer
 	switch *logFormat {
 	case "text":
-		cfg.Logger = slog.New(slog.NewTextHandler(e.stderr, nil))
+		logw = requestlog.NewWriter(e.stderr, 0)
+		cfg.Logger = slog.New(slog.NewTextHandler(logw, nil))
+		cfg.RequestLog = requestlog.New(logw, requestlog.Text)
 	case "json":
-		cfg.Logger = slog.New(slog.NewJSONHandler(e.stderr, nil))
+		logw = requestlog.NewWriter(e.stderr, 0)
+		cfg.Logger = slog.New(slog.NewJSONHandler(logw, nil))
+		cfg.RequestLog = requestlog.New(logw, requestlog.JSON)
 	case "none":
 	default:
 		return usageError(e.stderr, fs, "--log-format must be text, json or none, got %q", *logFormat)
+	}
+	if logw != nil {
+		defer logw.Close()
 	}
 
 	if code := refuseUnfit(e, *data, *seed, *scale, set["seed"]); code >= 0 {
@@ -220,16 +232,25 @@ func runServe(ctx context.Context, e *env, args []string) int {
 			}
 		}()
 	}
+	// The log's last lines go out before anything serve says at the end.
+	closeLog := func() {
+		if logw != nil {
+			logw.Close()
+		}
+	}
 	select {
 	case err := <-errc:
 		srv.Close()
+		closeLog()
 		fmt.Fprintf(e.stderr, "harness serve: %v\n", err)
 		return exitFailure
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err = srv.Shutdown(shutdown)
+	closeLog()
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(e.stderr, "harness serve: shutdown: %v\n", err)
 		return exitFailure
 	}

@@ -25,8 +25,9 @@ type Options struct {
 	ListingOf func(path string) string
 	// Observe, when set, is told of each fault about to be applied, with
 	// what asked for it ("rule 2", "X-Harness-Fault header"), before the
-	// request is delayed or failed: a request journal records it.
-	Observe func(r *http.Request, f Fault, source string)
+	// request is delayed or failed, with the writer the request is answered
+	// through: a request journal records it.
+	Observe func(w http.ResponseWriter, f Fault, source string)
 }
 
 // Injector is the middleware that applies faults: the one a request's
@@ -37,7 +38,7 @@ type Options struct {
 type Injector struct {
 	seed      int64
 	listingOf func(string) string
-	observe   func(*http.Request, Fault, string)
+	observe   func(http.ResponseWriter, Fault, string)
 	start     *RuleSet
 
 	rules atomic.Pointer[ruleState] // nil while there are no rules
@@ -198,7 +199,7 @@ func (inj *Injector) Wrap(next http.Handler) http.Handler {
 // apply carries out a decided fault.
 func (inj *Injector) apply(w http.ResponseWriter, r *http.Request, next http.Handler, d decided) {
 	if inj.observe != nil && !d.fault.IsZero() {
-		inj.observe(r, d.fault, d.source)
+		inj.observe(w, d.fault, d.source)
 	}
 	if d.fault.Latency.Dist != NoLatency {
 		inj.counts[None].Add(1)
@@ -224,7 +225,7 @@ func (inj *Injector) apply(w http.ResponseWriter, r *http.Request, next http.Han
 	case Garbage:
 		writeGarbage(w)
 	default:
-		c := &capture{header: w.Header()}
+		c := &capture{header: w.Header(), to: w}
 		next.ServeHTTP(c, r)
 		c.replay(w, r, f)
 	}
@@ -235,9 +236,16 @@ func (inj *Injector) apply(w http.ResponseWriter, r *http.Request, next http.Han
 // they are.
 type capture struct {
 	header http.Header
+	to     http.ResponseWriter // what the answer is replayed to
 	status int
 	body   bytes.Buffer
 }
+
+// Unwrap returns the writer the answer is replayed to, so that what wraps
+// the injector finds its own writer through the capture (the mock's
+// request journal notes the page its handler makes). The handler writes to
+// the capture, never to that writer.
+func (c *capture) Unwrap() http.ResponseWriter { return c.to }
 
 func (c *capture) Header() http.Header { return c.header }
 

@@ -75,13 +75,18 @@ type Record struct {
 // Journal is a ring of the latest records. A request takes its ID when it
 // arrives and is stored when answered, so that the order of IDs is the order
 // of arrival and a page is always numbered before the requests that follow
-// its cursors.
+// its cursors. The ring holds the records themselves, so that storing one
+// allocates nothing: a reader gets copies.
 type Journal struct {
 	src  Source        // the listings, read by the walks
 	next atomic.Uint64 // the next ID; 0 while off
+	size uint64        // the records kept; 0: none
 
-	mu      sync.Mutex
-	ring    []*Record
+	mu sync.Mutex
+	// chunks hold the ring: the record of ID id at place id%size, in the
+	// chunk of that place over chunkLen, made when a record first goes
+	// there, so that a journal little used takes little.
+	chunks  []*[chunkLen]Record
 	cleared uint64 // requests below this ID were cleared
 	// runs counts the row runs of the stored pages; above maxRuns the
 	// oldest pages let theirs go (rowsDropped).
@@ -89,12 +94,16 @@ type Journal struct {
 	dropFrom      uint64 // the oldest ID whose rows may still be held
 }
 
+// chunkLen is the records of a chunk of the ring: 96 KB.
+const chunkLen = 256
+
 // New returns a journal of size records, whose walks read the listings
 // of src; a size of 0 or less keeps none.
 func New(size int, src Source) *Journal {
 	j := &Journal{src: src}
 	if size > 0 {
-		j.ring = make([]*Record, size)
+		j.size = uint64(size)
+		j.chunks = make([]*[chunkLen]Record, (size+chunkLen-1)/chunkLen)
 		j.maxRuns = max(1<<16, 64*size)
 		j.next.Store(1)
 	}
@@ -104,63 +113,79 @@ func New(size int, src Source) *Journal {
 // Reserve returns the ID of a request that just arrived; 0 when the journal
 // is off.
 func (j *Journal) Reserve() uint64 {
-	if j.ring == nil {
+	if j.size == 0 {
 		return 0
 	}
 	return j.next.Add(1) - 1
 }
 
-// Add stores an answered request, whose ID Reserve gave. One that arrived
-// before the journal was cleared, or so long ago that its place went to a
-// newer one, is dropped.
+// Add stores a copy of an answered request, whose ID Reserve gave. One that
+// arrived before the journal was cleared, or so long ago that its place
+// went to a newer one, is dropped.
 func (j *Journal) Add(rec *Record) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	size := uint64(len(j.ring))
-	if rec.ID < j.cleared || rec.ID+size < j.next.Load() {
+	if rec.ID < j.cleared || rec.ID+j.size < j.next.Load() {
 		return
 	}
-	slot := &j.ring[rec.ID%size]
-	if old := *slot; old != nil {
-		j.runs -= len(old.Page.Runs)
-	}
-	*slot = rec
-	j.runs += len(rec.Page.Runs)
+	place := j.place(rec.ID)
+	j.runs += len(rec.Page.Runs) - len(place.Page.Runs) // an empty place has none
+	*place = *rec
 	j.trimRuns()
 }
 
+// place returns the place of ID id in the ring, making its chunk when none
+// is. j.mu is held.
+func (j *Journal) place(id uint64) *Record {
+	i := id % j.size
+	c := &j.chunks[i/chunkLen]
+	if *c == nil {
+		*c = new([chunkLen]Record)
+	}
+	return &(*c)[i%chunkLen]
+}
+
+// stored returns the record of ID id, or nil when the ring does not hold it.
+// j.mu is held.
+func (j *Journal) stored(id uint64) *Record {
+	i := id % j.size
+	c := j.chunks[i/chunkLen]
+	if c == nil || c[i%chunkLen].ID != id {
+		return nil
+	}
+	return &c[i%chunkLen]
+}
+
 // trimRuns lets the oldest pages' rows go until the runs held are within
-// maxRuns. A record is replaced, never changed: readers may hold it.
+// maxRuns. j.mu is held.
 func (j *Journal) trimRuns() {
-	size := uint64(len(j.ring))
-	j.dropFrom = max(j.dropFrom, j.cleared, j.next.Load()-min(j.next.Load(), size))
+	j.dropFrom = max(j.dropFrom, j.cleared, j.next.Load()-min(j.next.Load(), j.size))
 	for j.runs > j.maxRuns && j.dropFrom < j.next.Load() {
-		slot := &j.ring[j.dropFrom%size]
-		if rec := *slot; rec != nil && rec.ID == j.dropFrom && len(rec.Page.Runs) > 0 {
+		if rec := j.stored(j.dropFrom); rec != nil && len(rec.Page.Runs) > 0 {
 			j.runs -= len(rec.Page.Runs)
-			cp := *rec
-			cp.Page.Runs, cp.rowsDropped = nil, true
-			*slot = &cp
+			rec.Page.Runs, rec.rowsDropped = nil, true
 		}
 		j.dropFrom++
 	}
 }
 
-// records returns the stored records, oldest first.
+// records returns copies of the stored records, oldest first.
 func (j *Journal) records() []*Record {
-	if j.ring == nil {
+	if j.size == 0 {
 		return nil
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	size := uint64(len(j.ring))
 	next := j.next.Load()
-	from := max(j.cleared, next-min(next, size), 1)
-	out := make([]*Record, 0, min(size, next-from))
-	for id := from; id < next; id++ {
-		if rec := j.ring[id%size]; rec != nil && rec.ID == id {
-			out = append(out, rec)
+	var kept []Record
+	for id := max(j.cleared, next-min(next, j.size), 1); id != next; id++ {
+		if rec := j.stored(id); rec != nil {
+			kept = append(kept, *rec)
 		}
+	}
+	out := make([]*Record, len(kept))
+	for i := range kept {
+		out[i] = &kept[i]
 	}
 	return out
 }
@@ -168,12 +193,16 @@ func (j *Journal) records() []*Record {
 // Clear empties the journal; requests still being answered are dropped
 // when they end.
 func (j *Journal) Clear() {
-	if j.ring == nil {
+	if j.size == 0 {
 		return
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	clear(j.ring)
+	for _, c := range j.chunks {
+		if c != nil {
+			clear(c[:])
+		}
+	}
 	j.runs = 0
 	j.cleared = j.next.Load()
 	j.dropFrom = j.cleared

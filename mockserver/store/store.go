@@ -101,17 +101,18 @@ func (r *Paged) AppendEdge(b []byte, i int) []byte {
 	return append(b, `"}`...)
 }
 
-// edgeCursorMark is what comes just before the cursor in an edge.
-var edgeCursorMark = []byte(`,"cursor":"`)
-
 // AppendCursor appends row i's cursor.
 func (r *Paged) AppendCursor(b []byte, i int) []byte {
 	if r.nodes {
 		return r.cursor(b, i)
 	}
 	e := r.get(i)
-	c := e[bytes.LastIndex(e, edgeCursorMark)+len(edgeCursorMark) : len(e)-2]
-	return append(b, c...)
+	// The edge ends with the cursor and `"}`, and a cursor (base64, as
+	// addRecord's appendCursor writes it) holds no quote: the quote before
+	// it ends the mark, found a byte at a time rather than the mark searched
+	// for.
+	body := e[:len(e)-2]
+	return append(b, body[bytes.LastIndexByte(body, '"')+1:]...)
 }
 
 // addRecord adds a row for a record: its whole edge, with the cursor
