@@ -1,0 +1,317 @@
+package walker
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/chaindata/harness/generators/edges"
+	"github.com/chaindata/harness/generators/internal/random"
+	"github.com/chaindata/harness/internal/race"
+	"github.com/chaindata/harness/schemas"
+)
+
+// recordDefinitions are the records of the five listings.
+var recordDefinitions = []string{"Transaction", "Game", "CoreSnapshot", "EthereumKeyRotation", "NetworkParameter"}
+
+// TestSteeredRunsHoldEveryEdge makes runs of records of each listing's
+// definition steered by an EdgeSteer, from several universes: each run
+// ends within a bound, every record is valid under both profiles, and the
+// run holds every edge of the definition but the string classes of a
+// transaction's type (Transaction's rules make it name the command kind).
+func TestSteeredRunsHoldEveryEdge(t *testing.T) {
+	if testing.Short() && race.Enabled {
+		t.Skip("-short under the race detector: nothing concurrent; make test runs it without the detector")
+	}
+	seeds := int64(2)
+	if testing.Short() {
+		seeds = 1
+	}
+	for _, name := range recordDefinitions {
+		n := schemas.MustLookup(name)
+		ref := schemas.MustLoadProfile(name, schemas.Reference)
+		spec := schemas.MustLoadProfile(name, schemas.Spec)
+		for seed := int64(1); seed <= seeds; seed++ {
+			c := New(random.New(0), defaultUniverse(random.New(seed)))
+			s := NewEdgeSteer()
+			c.SteerEdges(s)
+			records := 0
+			for ; records < 300 && len(s.Wanted(n)) > 0; records++ {
+				c.Start(seed*1000+int64(records), time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+				v, err := c.Object(n, "")
+				if err != nil {
+					t.Fatalf("%s seed %d record %d: %v", name, seed, records, err)
+				}
+				doc := v.AppendJSON(nil)
+				if err := ref.Validate(doc); err != nil {
+					t.Fatalf("%s seed %d record %d: %v", name, seed, records, err)
+				}
+				if err := spec.Validate(doc); err != nil {
+					t.Fatalf("%s seed %d record %d, spec profile: %v", name, seed, records, err)
+				}
+				if err := ScanEdges(n, doc, func(k edges.Key, _ string) { s.Saw(k) }); err != nil {
+					t.Fatal(err)
+				}
+				s.Finish()
+			}
+			if len(s.Wanted(n)) > 0 {
+				t.Errorf("%s seed %d: %d records and still wanted: %v", name, seed, records, s.Wanted(n))
+			}
+			var missing []edges.Key
+			for _, k := range s.Missing(n) {
+				if k.Field != "Transaction.type" {
+					missing = append(missing, k)
+				}
+			}
+			if len(missing) > 0 {
+				t.Errorf("%s seed %d: %d records hold not %v", name, seed, records, missing)
+			}
+			if name == "Transaction" && (records < 20 || records > 200) {
+				t.Errorf("Transaction seed %d: %d records, want some 70", seed, records)
+			}
+		}
+	}
+}
+
+// TestEdgeValuesAreValid checks, for every scalar definition of the
+// schemas, that the value of each of its classes validates against it
+// under both profiles, and that it holds its class and only the classes
+// its value says.
+func TestEdgeValuesAreValid(t *testing.T) {
+	steer := NewEdgeSteer()
+	checked := map[edges.Class]int{}
+	for _, name := range schemas.Names() {
+		n := schemas.MustLookup(name)
+		l := steer.leafOf(n)
+		for _, cl := range l.classes {
+			v := l.values[cl]
+			doc := v.AppendJSON(nil)
+			for _, p := range schemas.Profiles() {
+				if err := schemas.Validate(name, p, doc); err != nil {
+					t.Errorf("%s %s: %s is not valid (%s): %v", name, cl, doc, p, err)
+				}
+			}
+			if held := l.holds(n, &v); !slices.Contains(held, cl) {
+				t.Errorf("%s: the %s value %s holds %v", name, cl, doc, held)
+			}
+			checked[cl]++
+		}
+	}
+	for _, cl := range edges.Classes {
+		switch cl {
+		case edges.Enum, edges.Branch, edges.Absent, edges.Present, edges.Null, edges.EmptyArray:
+			continue // not scalar classes
+		case edges.True, edges.False:
+			continue // booleans are written inline, never a definition of their own
+		}
+		if checked[cl] == 0 {
+			t.Errorf("no scalar definition has class %s", cl)
+		}
+	}
+}
+
+// TestLeafClasses pins the classes of the palette's kinds of scalar.
+func TestLeafClasses(t *testing.T) {
+	tests := []struct {
+		def  string
+		want []edges.Class
+	}{
+		{"Uint64", []edges.Class{edges.Zero, edges.Above2To53, edges.Uint64Max}},
+		{"BlockHeight", []edges.Class{edges.Zero, edges.Above2To53, edges.Uint64Max}},
+		{"Int64", []edges.Class{edges.Zero, edges.Above2To53, edges.Int64Max, edges.Int64Min}},
+		{"Int32", []edges.Class{edges.Zero, edges.Minimum, edges.Maximum}},
+		{"KeyIndex", []edges.Class{edges.Minimum, edges.Maximum}},
+		{"Probability", []edges.Class{edges.Minimum, edges.Maximum, edges.ManyDigits}},
+		{"Double", []edges.Class{edges.Zero, edges.ManyDigits, edges.Negative}},
+		{"Amount", []edges.Class{edges.Zero, edges.ManyDigits}},
+		{"OptionalAmount", []edges.Class{edges.EmptyString, edges.Zero, edges.ManyDigits}},
+		{"Decimal", []edges.Class{edges.Zero, edges.ManyDigits, edges.Negative}},
+		{"SignedFraction", []edges.Class{edges.Zero, edges.ManyDigits, edges.Negative}},
+		{"PositiveDecimal", []edges.Class{edges.ManyDigits}},
+		{"OptionalMarketId", []edges.Class{edges.EmptyString}},
+		{"PartyId", nil},
+		{"Timestamp", nil},
+		{"Url", nil},
+		{"NodeName", []edges.Class{edges.EmptyString, edges.LongString, edges.NonASCII, edges.Escapes}},
+		{"SignatureAlgo", []edges.Class{edges.LongString, edges.NonASCII, edges.Escapes}},
+	}
+	steer := NewEdgeSteer()
+	for _, tc := range tests {
+		got := steer.leafOf(schemas.MustLookup(tc.def)).classes
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: classes %v, want %v", tc.def, got, tc.want)
+		}
+	}
+}
+
+// TestStringEdgeValues checks the text of the string classes: the long
+// string is exactly its length in code points, longer in UTF-16; the
+// escapes hold every character JSON must escape, and are written escaped.
+func TestStringEdgeValues(t *testing.T) {
+	title := schemas.MustLookup("ProposalRationale").Property("title")
+	if got := utf8.RuneCountInString(longText(title)); got != 100 {
+		t.Errorf("long title: %d code points, want 100", got)
+	}
+	free := schemas.MustLookup("NodeName")
+	long := longText(free)
+	if got := utf8.RuneCountInString(long); got != edges.LongStringRunes {
+		t.Errorf("long text: %d code points, want %d", got, edges.LongStringRunes)
+	}
+	if utf16 := len([]rune(long)) + strings.Count(long, "😀"); utf16 <= edges.LongStringRunes || IsNonASCII(long) {
+		t.Errorf("the long text should count more in UTF-16 (%d) and hold no right-to-left text", utf16)
+	}
+	if !HasEscapes(escapesText) || HasEscapes(strings.ReplaceAll(escapesText, "\x1f", "")) {
+		t.Error("HasEscapes should need every control character")
+	}
+	if !IsNonASCII(nonASCIIText) || IsNonASCII("😀 only") || IsNonASCII("שלום only") {
+		t.Error("IsNonASCII should need an astral character and right-to-left text")
+	}
+	esc := str(escapesText)
+	doc := esc.AppendJSON(nil)
+	for _, want := range []string{`\"`, `\\`, `\u0000`, `\u001f`, `\n`, `\u2028`, `\u2029`} {
+		if !bytes.Contains(doc, []byte(want)) {
+			t.Errorf("the escapes are written %s, without %s", doc, want)
+		}
+	}
+	var back string
+	if err := json.Unmarshal(doc, &back); err != nil || back != escapesText {
+		t.Errorf("the escapes do not read back: %v", err)
+	}
+}
+
+// TestScanEdges scans hand-written records and checks each edge found and
+// its path.
+func TestScanEdges(t *testing.T) {
+	tests := []struct {
+		def, doc string
+		want     []string // "key @path"
+	}{
+		{"ProposalRationale", `{"title":"","description":"x"}`, []string{
+			"empty-string ProposalRationale.title @/title",
+		}},
+		{"Signature", `{"algo":"a","value":"00","version":2147483647}`, []string{
+			"maximum Signature.version @/version",
+		}},
+		{"MarginModeUpdate", `{"marketId":"` + strings.Repeat("d", 64) + `","mode":"MODE_CROSS_MARGIN","marginFactor":""}`, []string{
+			"enum MarginMode=MODE_CROSS_MARGIN @/mode",
+			"present MarginModeUpdate.marginFactor @/marginFactor",
+			"empty-string MarginModeUpdate.marginFactor @/marginFactor",
+		}},
+		{"ConcentratedLiquidityParameters", `{"base":"0","lowerBound":"","upperBound":"123456789012345678901234567890"}`, []string{
+			"zero ConcentratedLiquidityParameters.base @/base",
+			"present ConcentratedLiquidityParameters.lowerBound @/lowerBound",
+			"empty-string ConcentratedLiquidityParameters.lowerBound @/lowerBound",
+			"present ConcentratedLiquidityParameters.upperBound @/upperBound",
+			"many-digits ConcentratedLiquidityParameters.upperBound @/upperBound",
+			"absent ConcentratedLiquidityParameters.leverageAtLowerBound @",
+			"absent ConcentratedLiquidityParameters.leverageAtUpperBound @",
+		}},
+		{"AmendAmm", `{"marketId":"` + strings.Repeat("a", 64) + `","slippageTolerance":"0.5","concentratedLiquidityParameters":null}`, []string{
+			"absent AmendAmm.commitmentAmount @",
+			"absent AmendAmm.proposedFee @",
+			"present AmendAmm.concentratedLiquidityParameters @/concentratedLiquidityParameters",
+			"null AmendAmm.concentratedLiquidityParameters @/concentratedLiquidityParameters",
+		}},
+		{"Game", `{"epoch":"18446744073709551615","id":"` + strings.Repeat("b", 64) + `","participants":"0","rewardAssetId":"` + strings.Repeat("c", 64) + `","individual":{"individual":[]}}`, []string{
+			"branch Game=individual @",
+			"uint64-max Game.epoch @/epoch",
+			"zero Game.participants @/participants",
+			"empty-array IndividualEntities.individual @/individual/individual",
+		}},
+	}
+	for _, tc := range tests {
+		var got []string
+		err := ScanEdges(schemas.MustLookup(tc.def), []byte(tc.doc), func(k edges.Key, path string) {
+			got = append(got, k.String()+" @"+path)
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.def, err)
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(tc.want))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s %s:\n got %q\nwant %q", tc.def, tc.doc, got, want)
+		}
+	}
+	if err := ScanEdges(schemas.MustLookup("Game"), []byte(`{"epoch":`), func(edges.Key, string) {}); err == nil {
+		t.Error("a document cut short should not scan")
+	}
+}
+
+// TestScanChoosesTheConstantBranch: an OptionalUrl of "" is its constant
+// branch, though "" is a string as a URL is.
+func TestScanChoosesTheConstantBranch(t *testing.T) {
+	var got []string
+	for _, url := range []string{`""`, `"https://example.com/"`} {
+		doc := `{"id":"` + strings.Repeat("a", 64) + `","name":"n","avatarUrl":` + url + `}`
+		_ = ScanEdges(schemas.MustLookup("AnnounceNode"), []byte(doc), func(k edges.Key, path string) {
+			if k.Class == edges.Branch {
+				got = append(got, k.String()+" @"+path)
+			}
+		})
+	}
+	want := []string{`branch OptionalUrl=const "" @/avatarUrl`, `branch OptionalUrl=Url @/avatarUrl`}
+	if !slices.Equal(got, want) {
+		t.Errorf("branches %q, want %q", got, want)
+	}
+}
+
+// TestEdgeKeysOfADefinition pins what EdgeKeys enumerates of a small
+// definition: its optional fields, its nullable one, its scalars' classes.
+func TestEdgeKeysOfADefinition(t *testing.T) {
+	var got []string
+	for _, k := range EdgeKeys(schemas.MustLookup("Signature")) {
+		got = append(got, k.String())
+	}
+	want := []string{
+		"minimum Signature.version", "maximum Signature.version",
+		// a hex string of digits only, as the pattern allows
+		"many-digits Signature.value",
+		"long-string Signature.algo", "non-ascii Signature.algo", "escapes Signature.algo",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("EdgeKeys(Signature) = %q, want %q", got, want)
+	}
+	keys := EdgeKeys(schemas.MustLookup("Command"))
+	for _, k := range []edges.Key{
+		{Class: edges.Branch, Field: "Command", Value: "withdrawSubmission"},
+		{Class: edges.Branch, Field: "Command", Value: "amendAmm"},
+		{Class: edges.Null, Field: "AmendAmm.concentratedLiquidityParameters"},
+		{Class: edges.Enum, Field: "MarginMode", Value: "MODE_ISOLATED_MARGIN"},
+	} {
+		if !slices.Contains(keys, k) {
+			t.Errorf("EdgeKeys(Command) lacks %s", k)
+		}
+	}
+	if slices.Contains(keys, edges.Key{Class: edges.Enum, Field: "MarginMode", Value: "MODE_UNSPECIFIED"}) {
+		t.Error("EdgeKeys(Command) has the margin mode its allOf excludes")
+	}
+	if !slices.IsSortedFunc(keys, func(a, b edges.Key) int {
+		if a.Less(b) {
+			return -1
+		}
+		return 1
+	}) {
+		t.Error("EdgeKeys are not sorted")
+	}
+}
+
+func TestParseValue(t *testing.T) {
+	doc := `{"b":[1,-2.50,"x",null,true,false,{}],"a":{"z":"\u0000\"","y":[]}}`
+	v, err := ParseValue([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(v.AppendJSON(nil)); got != doc {
+		t.Errorf("round trip %s, want %s", got, doc)
+	}
+	for _, bad := range []string{`{"a":1} {}`, `{"a":`, `]`, ``} {
+		if _, err := ParseValue([]byte(bad)); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
