@@ -85,6 +85,8 @@ func TestKeyOrderAndText(t *testing.T) {
 		{Key{Class: Enum, Field: "A", Value: "X"}, Key{Class: Enum, Field: "A", Value: "Y"}, true},
 		{Key{Class: Enum, Field: "A", Value: "Y"}, Key{Class: Enum, Field: "A", Value: "X"}, false},
 		{Key{Class: "unknown"}, Key{Class: EmptyArray}, false},
+		{Key{Class: "unknown"}, Key{Class: "other"}, false},
+		{Key{Class: Enum, Field: "A", Value: "X"}, Key{Class: Enum, Field: "A", Value: "X"}, false},
 	}
 	for _, tc := range tests {
 		if got := tc.a.Less(tc.b); got != tc.less {
