@@ -66,25 +66,11 @@ var edgeSizes = Sizes{
 // always the same, byte for byte, and grows as a generated world does
 // (Growth), with typical records.
 func GenerateEdges() (*World, error) {
-	w := &World{
-		Name:          EdgeWorld,
-		Seed:          EdgeSeed,
-		Scale:         0.01,
-		Genesis:       time.Date(2024, 1, 8, 0, 0, 0, 0, time.UTC),
-		GenesisHeight: edgeGenesisHeight,
-		LatestBlock:   edgeGenesisHeight + uint64(edgeSizes.Blocks),
-		FirstEpoch:    edgeFirstEpoch,
-		LatestEpoch:   edgeFirstEpoch + uint64(edgeSizes.Epochs) - 1,
-	}
-	w.LatestBlockTime = w.BlockTime(w.LatestBlock)
-	if err := w.populate(edgeSizes, Options{Seed: EdgeSeed, Scale: w.Scale}); err != nil {
+	w, err := edgeBase()
+	if err != nil {
 		return nil, fmt.Errorf("edge world: %w", err)
 	}
-	m := &edgeMaker{w: w, steer: walker.NewEdgeSteer(), scanner: walker.NewEdgeScanner()}
-	m.exemptions = edgeExemptions(m.steer)
-	for _, e := range m.exemptions {
-		m.steer.Saw(e.Key)
-	}
+	m := newEdgeMaker(w)
 	if err := m.scanTypical(); err != nil {
 		return nil, fmt.Errorf("edge world: %w", err)
 	}
@@ -99,6 +85,37 @@ func GenerateEdges() (*World, error) {
 	}
 	w.Edges = cat
 	return w, nil
+}
+
+// edgeBase returns the edge world's typical part: its entities, its chain
+// across 2^53, and typical records of every listing.
+func edgeBase() (*World, error) {
+	w := &World{
+		Name:          EdgeWorld,
+		Seed:          EdgeSeed,
+		Scale:         0.01,
+		Genesis:       time.Date(2024, 1, 8, 0, 0, 0, 0, time.UTC),
+		GenesisHeight: edgeGenesisHeight,
+		LatestBlock:   edgeGenesisHeight + uint64(edgeSizes.Blocks),
+		FirstEpoch:    edgeFirstEpoch,
+		LatestEpoch:   edgeFirstEpoch + uint64(edgeSizes.Epochs) - 1,
+	}
+	w.LatestBlockTime = w.BlockTime(w.LatestBlock)
+	if err := w.populate(edgeSizes, Options{Seed: EdgeSeed, Scale: w.Scale}); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// newEdgeMaker returns a maker of w's edge records whose steer has seen the
+// exemptions (it makes no record for them) and nothing else.
+func newEdgeMaker(w *World) *edgeMaker {
+	m := &edgeMaker{w: w, steer: walker.NewEdgeSteer(), scanner: walker.NewEdgeScanner(), maxRecords: edgeMaxRecords}
+	m.exemptions = edgeExemptions(m.steer)
+	for _, e := range m.exemptions {
+		m.steer.Saw(e.Key)
+	}
+	return m
 }
 
 // edgeExemptions are the edges a consistent world cannot hold, each with
@@ -158,6 +175,7 @@ type edgeMaker struct {
 	steer      *walker.EdgeSteer
 	scanner    *walker.EdgeScanner
 	exemptions []edges.Exemption
+	maxRecords int // bounds each run
 }
 
 // scanTypical records the edges the world's typical records hold.
@@ -184,7 +202,7 @@ func (m *edgeMaker) run(def, stream string, fix func(i int, v *walker.Value) ([]
 	c.SteerEdges(m.steer)
 	saw := func(k edges.Key, _ string) { m.steer.Saw(k) }
 	for i := 0; len(m.steer.Wanted(n)) > 0; i++ {
-		if i == edgeMaxRecords {
+		if i == m.maxRecords {
 			return fmt.Errorf("%s: %d records hold not every edge; still wanted: %v", def, i, m.steer.Wanted(n))
 		}
 		c.Start(random.Seed(m.w.Seed, stream, uint64(i)), m.w.LatestBlockTime)

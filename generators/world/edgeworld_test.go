@@ -692,3 +692,92 @@ func TestEdgeWorldDoc(t *testing.T) {
 	}
 	t.Errorf("the tables of %s are not the edge world's: run go test ./generators/world -run TestEdgeWorldDoc -update", path)
 }
+
+// TestEdgeRecordsOfEveryListing runs every listing's edge records on the
+// typical world with a steer that has seen none of its edges: snapshots
+// and key rotations too, which the edge world's typical records leave
+// nothing to want. Each listing gains rows that hold every edge of its
+// definition, and the world stays consistent and valid.
+func TestEdgeRecordsOfEveryListing(t *testing.T) {
+	if raceShort() {
+		t.Skip("-race -short: the edge world has nothing concurrent of its own; make test runs this without the detector")
+	}
+	w, err := edgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := []int{len(w.Games), len(w.Snapshots), len(w.KeyRotations), len(w.Transactions)}
+	params := slices.Clone(w.NetworkParameters)
+	m := newEdgeMaker(w)
+	for _, step := range []func() error{m.transactions, m.games, m.snapshots, m.rotations, m.parameters} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := []int{len(w.Games), len(w.Snapshots), len(w.KeyRotations), len(w.Transactions)}
+	for i, name := range []string{"games", "snapshots", "key rotations", "transactions"} {
+		if after[i] <= before[i] {
+			t.Errorf("%s: %d rows, then %d: no edge record added", name, before[i], after[i])
+		}
+	}
+	changed := 0
+	for i := range params {
+		if params[i].Value != w.NetworkParameters[i].Value {
+			changed++
+		}
+	}
+	if changed == 0 || params[0].Value == w.NetworkParameters[0].Value {
+		t.Errorf("%d parameters changed: the first ones, in key order, should take the edge values", changed)
+	}
+	for _, def := range edgeDefinitions {
+		if wanted := m.steer.Wanted(schemas.MustLookup(def)); len(wanted) > 0 {
+			t.Errorf("%s: still wanted %v", def, wanted)
+		}
+	}
+	checkKeysAndOrder(t, w)
+	checkRotationChains(t, w)
+	for _, l := range edgeRecords(w) {
+		v := schemas.MustLoad(l.def)
+		for i, rec := range l.rows {
+			if err := v.Validate(records.RecordJSON(rec)); err != nil {
+				t.Fatalf("%s row %d: %v", l.listing, i, err)
+			}
+		}
+	}
+}
+
+// TestEdgeRecordsRefuseWhatTheyCannotDo: a run that reaches its bound, a
+// chain with no block left for a transaction or a key rotation, and a world
+// with no parameter to take an edge value each fail, saying so.
+func TestEdgeRecordsRefuseWhatTheyCannotDo(t *testing.T) {
+	if raceShort() {
+		t.Skip("-race -short: the edge world has nothing concurrent of its own; make test runs this without the detector")
+	}
+	base, err := edgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		spoil func(m *edgeMaker)
+		step  func(m *edgeMaker) error
+		want  string
+	}{
+		{"a bound of no record", func(m *edgeMaker) { m.maxRecords = 0 }, (*edgeMaker).snapshots, "CoreSnapshot: 0 records hold not every edge; still wanted: [above-2^53 CoreSnapshot.blockHeight"},
+		{"no block for a transaction", func(m *edgeMaker) { m.w.LatestBlock = m.w.GenesisHeight }, (*edgeMaker).transactions, "no free block left for edge transaction 1"},
+		{"no block for a rotation", func(m *edgeMaker) { m.w.LatestBlock = m.w.KeyRotations[len(m.w.KeyRotations)-1].BlockHeight }, (*edgeMaker).rotations, "no block left for edge key rotation 0"},
+		{"no parameter", func(m *edgeMaker) { m.w.NetworkParameters = nil }, (*edgeMaker).parameters, "no parameter left for edge value 0"},
+	}
+	for _, tc := range tests {
+		w := *base
+		w.Transactions = slices.Clone(base.Transactions)
+		w.KeyRotations = slices.Clone(base.KeyRotations)
+		w.Nodes = slices.Clone(base.Nodes)
+		m := newEdgeMaker(&w)
+		tc.spoil(m)
+		err := tc.step(m)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		}
+	}
+}

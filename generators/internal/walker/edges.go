@@ -134,7 +134,7 @@ func leafOf(n *schemas.Node) *leaf {
 		inRange := func(x float64) bool {
 			return (n.Minimum == nil || *n.Minimum <= x) && (n.Maximum == nil || x <= *n.Maximum)
 		}
-		if inRange(0) && (n.Minimum == nil || *n.Minimum < 0) && (n.Maximum == nil || *n.Maximum > 0) {
+		if (n.Minimum == nil || *n.Minimum < 0) && (n.Maximum == nil || *n.Maximum > 0) {
 			add(edges.Zero, numText("0"))
 		}
 		if n.Minimum != nil {
@@ -621,6 +621,7 @@ func (c *Walker) edgeGen(p *nodePlan) (v Value, ok bool, err error) {
 		t := n.NullableTarget()
 		if c.allowed(edges.Null) && (s.wanted(null) || (s.potential(t, field) == 0 && c.g.Chance(0.3))) {
 			s.pending[null] = true
+			c.used = append(c.used, edges.Null)
 			return Value{}, true, nil
 		}
 		v, err := c.gen(t)

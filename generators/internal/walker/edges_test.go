@@ -148,6 +148,50 @@ func TestLeafClasses(t *testing.T) {
 	}
 }
 
+// TestLeafValues pins the values of some classes, and the bounds of
+// numbers: 0 only strictly between them, a value at a bound is in range.
+func TestLeafValues(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	steer := NewEdgeSteer()
+	tests := []struct {
+		node  *schemas.Node
+		class edges.Class
+		want  string // "" when the node has no such class
+	}{
+		{schemas.MustLookup("Int32"), edges.Minimum, "-2147483648"},
+		{schemas.MustLookup("Int32"), edges.Maximum, "2147483647"},
+		{schemas.MustLookup("Int32"), edges.Zero, "0"},
+		{schemas.MustLookup("Uint64"), edges.Uint64Max, `"18446744073709551615"`},
+		{schemas.MustLookup("Int64"), edges.Int64Min, `"-9223372036854775808"`},
+		{schemas.MustLookup("Int64"), edges.Above2To53, `"9007199254740993"`},
+		{schemas.MustLookup("Probability"), edges.ManyDigits, manyDigitNumber},
+		{schemas.MustLookup("Double"), edges.Negative, negativeNumber},
+		{schemas.MustLookup("OptionalDecimal"), edges.Negative, `"` + negativeStrings[0] + `"`},
+		{schemas.MustLookup("SignedFraction"), edges.Negative, `"` + negativeStrings[1] + `"`},
+		{schemas.MustLookup("Fraction"), edges.ManyDigits, `"` + manyDigitStrings[2] + `"`},
+		{schemas.MustLookup("Amount"), edges.ManyDigits, `"` + manyDigitStrings[1] + `"`},
+		{&schemas.Node{Types: []string{"integer"}, Minimum: f(-5), Maximum: f(0)}, edges.Zero, ""},
+		{&schemas.Node{Types: []string{"integer"}, Minimum: f(0), Maximum: f(5)}, edges.Zero, ""},
+		{&schemas.Node{Types: []string{"integer"}, Minimum: f(-1)}, edges.Zero, "0"},
+		{&schemas.Node{Types: []string{"number"}, Maximum: f(0.1234567890123456789012345678901234567890)}, edges.ManyDigits, manyDigitNumber},
+		{&schemas.Node{Types: []string{"number"}, Maximum: f(0.12)}, edges.ManyDigits, ""},
+		{&schemas.Node{Types: []string{"number"}, Minimum: f(-1234567890.12345678901234567890123456789)}, edges.Negative, negativeNumber},
+		{&schemas.Node{Types: []string{"number"}, Minimum: f(-1)}, edges.Negative, ""},
+		{&schemas.Node{Types: []string{"string"}, MaxLength: new(int)}, edges.NonASCII, ""},
+	}
+	for i, tc := range tests {
+		l := steer.leafOf(tc.node)
+		v, ok := l.values[tc.class]
+		got := ""
+		if ok {
+			got = string(v.AppendJSON(nil))
+		}
+		if got != tc.want || slices.Contains(l.classes, tc.class) != ok {
+			t.Errorf("%d %s: %s value %q, want %q", i, tc.node.Name, tc.class, got, tc.want)
+		}
+	}
+}
+
 // TestStringEdgeValues checks the text of the string classes: the long
 // string is exactly its length in code points, longer in UTF-16; the
 // escapes hold every character JSON must escape, and are written escaped.
