@@ -359,8 +359,9 @@ check-export: build
 ## check-export-edges: the edge world (harness serve --world edges) in an
 ## outside validator, Python's jsonschema: every answer of the mock against
 ## the OpenAPI export, every fixture row against the bundled and standalone
-## schemas; needs python3 with jsonschema, no npm (check-export runs the
-## edge world's fixtures through ajv too)
+## schemas; and the conformance suite against it. Needs python3 with
+## jsonschema, no npm (check-export runs the edge world's fixtures through
+## ajv too)
 check-export-edges: build
 	tools/check-export/edges.sh $(BIN)
 

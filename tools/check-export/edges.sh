@@ -3,7 +3,9 @@
 # Python's jsonschema, an outside validator (make check-export-edges).
 #
 #   1. The mock serves the edge world; answers.py walks every page of every
-#      listing and validates each answer against `harness schemas --openapi`.
+#      listing and validates each answer against `harness schemas --openapi`,
+#      and `harness conform` runs the conformance suite against it (its
+#      model and rules read block heights and epochs above 2^53).
 #   2. `harness generate --world edges` writes it as fixtures; every file
 #      and row is validated by `harness validate` and by jsonschema against
 #      `harness schemas --bundle` and each standalone schema (validate.py),
@@ -43,6 +45,10 @@ for _ in $(seq 1 300); do
 done
 [ -n "$url" ] || { echo "check-export-edges: the mock did not start:" >&2; cat "$work/serve.out" >&2; exit 1; }
 "$PYTHON" "$here/answers.py" "$work/openapi.json" "$url" 37
+
+echo "== the conformance suite against the edge world"
+"$harness" conform --base-url "$url" >"$work/conform.out" 2>&1 || { cat "$work/conform.out" >&2; echo "check-export-edges: the suite fails against the edge world" >&2; exit 1; }
+grep -E '^(Rules|Verdict):' "$work/conform.out"
 kill "$server"
 server=
 
