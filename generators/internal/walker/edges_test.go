@@ -152,6 +152,7 @@ func TestLeafClasses(t *testing.T) {
 // numbers: 0 only strictly between them, a value at a bound is in range.
 func TestLeafValues(t *testing.T) {
 	f := func(x float64) *float64 { return &x }
+	esc := str(escapesText)
 	steer := NewEdgeSteer()
 	tests := []struct {
 		node  *schemas.Node
@@ -178,6 +179,10 @@ func TestLeafValues(t *testing.T) {
 		{&schemas.Node{Types: []string{"number"}, Minimum: f(-1234567890.12345678901234567890123456789)}, edges.Negative, negativeNumber},
 		{&schemas.Node{Types: []string{"number"}, Minimum: f(-1)}, edges.Negative, ""},
 		{&schemas.Node{Types: []string{"string"}, MaxLength: new(int)}, edges.NonASCII, ""},
+		{&schemas.Node{Types: []string{"string"}, MaxLength: new(utf8.RuneCountInString(nonASCIIText))}, edges.NonASCII, `"` + nonASCIIText + `"`},
+		{&schemas.Node{Types: []string{"string"}, MinLength: new(utf8.RuneCountInString(escapesText))}, edges.EmptyString, ""},
+		{&schemas.Node{Types: []string{"string"}, MinLength: new(utf8.RuneCountInString(escapesText))}, edges.NonASCII, ""},
+		{&schemas.Node{Types: []string{"string"}, MinLength: new(utf8.RuneCountInString(escapesText))}, edges.Escapes, string(esc.AppendJSON(nil))},
 	}
 	for i, tc := range tests {
 		l := steer.leafOf(tc.node)
