@@ -364,3 +364,55 @@ func TestParseValue(t *testing.T) {
 		}
 	}
 }
+
+// TestHolds checks which classes values hold, at the classes' boundaries.
+func TestHolds(t *testing.T) {
+	digitsOf := func(n int) string { return "0." + strings.Repeat("1", n-1) }
+	flag := &schemas.Node{Types: []string{"boolean"}}
+	steer := NewEdgeSteer()
+	tests := []struct {
+		node *schemas.Node
+		v    Value
+		want []edges.Class
+	}{
+		{schemas.MustLookup("Double"), numText("0"), []edges.Class{edges.Zero}},
+		{schemas.MustLookup("Double"), numText("-0.5"), []edges.Class{edges.Negative}},
+		{schemas.MustLookup("Double"), numText(digitsOf(edges.ManyDigitsCount)), []edges.Class{edges.ManyDigits}},
+		{schemas.MustLookup("Double"), numText(digitsOf(edges.ManyDigitsCount - 1)), nil},
+		{schemas.MustLookup("Double"), str("0"), nil},
+		{schemas.MustLookup("Double"), numText("1e"), nil},
+		{schemas.MustLookup("Int32"), numText("2147483647"), []edges.Class{edges.Maximum}},
+		{schemas.MustLookup("Int32"), numText("-2147483648"), []edges.Class{edges.Minimum}},
+		{schemas.MustLookup("Uint64"), str("9007199254740992"), nil},
+		{schemas.MustLookup("Uint64"), str("9007199254740993"), []edges.Class{edges.Above2To53}},
+		{schemas.MustLookup("Uint64"), str("18446744073709551615"), []edges.Class{edges.Uint64Max}},
+		{schemas.MustLookup("Uint64"), str("0"), []edges.Class{edges.Zero}},
+		{schemas.MustLookup("Uint64"), num(0), nil},
+		{schemas.MustLookup("Int64"), str("9223372036854775807"), []edges.Class{edges.Int64Max}},
+		{schemas.MustLookup("Int64"), str("-9223372036854775808"), []edges.Class{edges.Int64Min}},
+		{schemas.MustLookup("Int64"), str("-9007199254740993"), nil},
+		{schemas.MustLookup("Amount"), str("0"), []edges.Class{edges.Zero}},
+		{schemas.MustLookup("Amount"), str(""), nil},
+		{schemas.MustLookup("Amount"), str(strings.Repeat("7", edges.ManyDigitsCount)), []edges.Class{edges.ManyDigits}},
+		{schemas.MustLookup("Amount"), str(strings.Repeat("7", edges.ManyDigitsCount-1)), nil},
+		{schemas.MustLookup("Amount"), num(0), nil},
+		{schemas.MustLookup("OptionalAmount"), str(""), []edges.Class{edges.EmptyString}},
+		{schemas.MustLookup("Decimal"), str("-1.5"), []edges.Class{edges.Negative}},
+		{schemas.MustLookup("NodeName"), str(""), []edges.Class{edges.EmptyString}},
+		{schemas.MustLookup("NodeName"), str(strings.Repeat("é", edges.LongStringRunes)), []edges.Class{edges.LongString}},
+		{schemas.MustLookup("NodeName"), str(strings.Repeat("é", edges.LongStringRunes-1)), nil},
+		{schemas.MustLookup("NodeName"), str(nonASCIIText), []edges.Class{edges.NonASCII}},
+		{schemas.MustLookup("NodeName"), str(escapesText), []edges.Class{edges.Escapes}},
+		{schemas.MustLookup("NodeName"), num(1), nil},
+		{flag, boolean(true), []edges.Class{edges.True}},
+		{flag, boolean(false), []edges.Class{edges.False}},
+		{flag, str("true"), nil},
+	}
+	for i, tc := range tests {
+		v := tc.v
+		got := steer.leafOf(tc.node).holds(tc.node, &v)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%d: %s %s holds %v, want %v", i, tc.node.Name, v.AppendJSON(nil), got, tc.want)
+		}
+	}
+}
