@@ -416,3 +416,138 @@ func TestHolds(t *testing.T) {
 		}
 	}
 }
+
+// TestEdgeSteerGivesUpAnEdgeItMisses: an edge chosen in maxMisses records
+// that none holds is no longer wanted nor counted in a potential, though
+// still missing; one a record holds is neither.
+func TestEdgeSteerGivesUpAnEdgeItMisses(t *testing.T) {
+	n := schemas.MustLookup("Signature")
+	s := NewEdgeSteer()
+	k := edges.Key{Class: edges.Maximum, Field: "Signature.version"}
+	before := s.potential(n, "")
+	for i := 0; i < maxMisses; i++ {
+		if !s.wanted(k) || !slices.Contains(s.Wanted(n), k) {
+			t.Fatalf("after %d misses the steer no longer wants %s", i, k)
+		}
+		s.pending[k] = true
+		s.Finish()
+	}
+	if s.wanted(k) || slices.Contains(s.Wanted(n), k) || !slices.Contains(s.Missing(n), k) {
+		t.Errorf("after %d misses: wanted %v, still missing %v", maxMisses, s.wanted(k), slices.Contains(s.Missing(n), k))
+	}
+	if after := s.potential(n, ""); after != before-1 {
+		t.Errorf("potential %d, then %d after giving up one edge", before, after)
+	}
+	held := edges.Key{Class: edges.Minimum, Field: "Signature.version"}
+	s.pending[held] = true
+	s.Saw(held)
+	s.Finish()
+	if s.misses[held] != 0 || s.wanted(held) || slices.Contains(s.Missing(n), held) {
+		t.Errorf("an edge a record holds counts %d misses", s.misses[held])
+	}
+	if len(s.pending) != 0 {
+		t.Error("Finish leaves edges pending")
+	}
+}
+
+// TestEdgeKeysOfAnArrayNeverEmpty: an array of minItems 1 has no empty
+// edge.
+func TestEdgeKeysOfAnArrayNeverEmpty(t *testing.T) {
+	one := 1
+	s := NewEdgeSteer()
+	arr := &schemas.Node{Types: []string{"array"}, MinItems: &one, Items: schemas.MustLookup("Uint64")}
+	keys := s.keys(arr, "X.list")
+	if slices.Contains(keys, edges.Key{Class: edges.EmptyArray, Field: "X.list"}) || !slices.Contains(keys, edges.Key{Class: edges.Zero, Field: "X.list[]"}) {
+		t.Errorf("keys of a non-empty array of uint64: %v", keys)
+	}
+}
+
+func TestIsNonASCIIBounds(t *testing.T) {
+	tests := map[string]bool{
+		"\U00010000\u0590": true, "\uffff\u0590": false,
+		"😀\u06ff": true, "😀\u058f": false, "😀\u0700": false,
+	}
+	for s, want := range tests {
+		if got := IsNonASCII(s); got != want {
+			t.Errorf("IsNonASCII(%+q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// steered returns a walker steered by a new steer, making values of the
+// field labelled field.
+func steered(field string) (*Walker, *EdgeSteer) {
+	c := New(random.New(0), defaultUniverse(random.New(1)))
+	s := NewEdgeSteer()
+	c.SteerEdges(s)
+	c.field = field
+	return c, s
+}
+
+// TestEdgeChoices: a nullable is made, not null, while its value has edges
+// wanted; an anyOf takes the branch with wanted edges, and some branch
+// when none has.
+func TestEdgeChoices(t *testing.T) {
+	nullable := schemas.MustLookup("AmendAmm").Property("concentratedLiquidityParameters")
+	const field = "AmendAmm.concentratedLiquidityParameters"
+	for i := range 40 {
+		c, s := steered(field)
+		s.Saw(edges.Key{Class: edges.Null, Field: field})
+		c.Start(int64(i), time.Time{})
+		v, err := c.gen(nullable)
+		if err != nil || v.kind != kObject {
+			t.Fatalf("try %d: a nullable with edges wanted below made %s (%v)", i, v.AppendJSON(nil), err)
+		}
+	}
+	url := schemas.MustLookup("OptionalUrl")
+	const urlField = "AnnounceNode.avatarUrl"
+	empties := 0
+	for i := range 40 {
+		c, s := steered(urlField)
+		s.Saw(edges.Key{Class: edges.Branch, Field: "OptionalUrl", Value: "Url"})
+		c.Start(int64(i), time.Time{})
+		v, err := c.gen(url)
+		if err != nil || v.text != "" {
+			t.Fatalf("try %d: the wanted empty branch not taken: %q (%v)", i, v.text, err)
+		}
+		// Every branch held: any branch, never none.
+		s.Saw(edges.Key{Class: edges.Branch, Field: "OptionalUrl", Value: `const ""`})
+		c.Start(int64(i), time.Time{})
+		if v, err = c.gen(url); err != nil || v.kind != kString {
+			t.Fatalf("try %d: with every branch held: %s (%v)", i, v.AppendJSON(nil), err)
+		}
+		if v.text == "" {
+			empties++
+		}
+	}
+	if empties == 0 || empties == 40 {
+		t.Errorf("with every branch held, %d of 40 values were empty: a choice should vary", empties)
+	}
+}
+
+// TestRepairKeepsTheChosenEdge: an amendment whose size holds an edge the
+// record chose, and whose sizeDelta (which forbids size unless 0) holds
+// none, keeps its size: the repair drops the sizeDelta instead.
+func TestRepairKeepsTheChosenEdge(t *testing.T) {
+	n := schemas.MustLookup("OrderAmendment")
+	c, s := steered("OrderAmendment")
+	size := edges.Key{Class: edges.Above2To53, Field: "OrderAmendment.size"}
+	s.pending[size] = true
+	v, err := ParseValue([]byte(`{"marketId":"` + strings.Repeat("a", 64) + `","orderId":"` + strings.Repeat("b", 64) + `","size":"9007199254740993","sizeDelta":"5"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.repair(n, &v); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := v.get("size")
+	if !ok || got.text != "9007199254740993" {
+		t.Errorf("the repair lost the size: %s", v.AppendJSON(nil))
+	}
+	if d, ok := v.get("sizeDelta"); ok && d.text != "0" {
+		t.Errorf("the repair kept sizeDelta %s beside size", d.text)
+	}
+	if err := schemas.Validate("OrderAmendment", schemas.Reference, v.AppendJSON(nil)); err != nil {
+		t.Error(err)
+	}
+}
