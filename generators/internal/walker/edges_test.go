@@ -429,6 +429,9 @@ func TestEdgeSteerGivesUpAnEdgeItMisses(t *testing.T) {
 		if !s.wanted(k) || !slices.Contains(s.Wanted(n), k) {
 			t.Fatalf("after %d misses the steer no longer wants %s", i, k)
 		}
+		if p := s.potential(n, ""); p != before {
+			t.Fatalf("after %d misses the potential is %d, not %d", i, p, before)
+		}
 		s.pending[k] = true
 		s.Finish()
 	}
@@ -549,5 +552,102 @@ func TestRepairKeepsTheChosenEdge(t *testing.T) {
 	}
 	if err := schemas.Validate("OrderAmendment", schemas.Reference, v.AppendJSON(nil)); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestRepairRoutes takes the repair through each of its routes, and checks
+// the edge each keeps.
+func TestRepairRoutes(t *testing.T) {
+	hex := func(c string) string { return strings.Repeat(c, 64) }
+	tests := []struct {
+		name, def, field, doc string
+		pending, seen          []edges.Key
+		check                  func(v *Value) string
+	}{
+		{
+			// sizeDelta, not 0, forbids size: size goes, the sizeDelta
+			// the record chose stays.
+			name: "a property the rule wants gone", def: "OrderAmendment", field: "OrderAmendment",
+			doc:     `{"marketId":"` + hex("a") + `","orderId":"` + hex("b") + `","size":"5","sizeDelta":"9223372036854775807"}`,
+			pending: []edges.Key{{Class: edges.Int64Max, Field: "OrderAmendment.sizeDelta"}},
+			check: func(v *Value) string {
+				if _, ok := v.get("size"); ok {
+					return "size kept"
+				}
+				if d, _ := v.get("sizeDelta"); d == nil || d.text != "9223372036854775807" {
+					return "sizeDelta lost"
+				}
+				return ""
+			},
+		},
+		{
+			// reduceOnly asks IOC or FOK: the enum is set, reduceOnly
+			// stays.
+			name: "an enum the rule wants", def: "OrderSubmission", field: "OrderSubmission",
+			doc: `{"marketId":"` + hex("a") + `","side":"SIDE_BUY","size":"5","price":"7","type":"TYPE_LIMIT","timeInForce":"TIME_IN_FORCE_GTC","reduceOnly":true}`,
+			check: func(v *Value) string {
+				r, _ := v.get("reduceOnly")
+				tif, _ := v.get("timeInForce")
+				if r == nil || !r.b || tif == nil || (tif.text != "TIME_IN_FORCE_IOC" && tif.text != "TIME_IN_FORCE_FOK") {
+					return "reduceOnly dropped or the time in force not set"
+				}
+				return ""
+			},
+		},
+		{
+			// code 0 wants no error: with every edge of the error held,
+			// no other edge fits it, and the code leaves 0 rather than
+			// the error its escapes.
+			name: "the condition flipped", def: "Transaction", field: "Transaction",
+			seen: []edges.Key{
+				{Class: edges.EmptyString, Field: "Transaction.error"}, {Class: edges.LongString, Field: "Transaction.error"},
+				{Class: edges.NonASCII, Field: "Transaction.error"}, {Class: edges.Escapes, Field: "Transaction.error"},
+				{Class: edges.Zero, Field: "Transaction.code"},
+			},
+			check: func(v *Value) string {
+				code, _ := v.get("code")
+				e, _ := v.get("error")
+				if code == nil || code.text == "0" || e == nil || e.text != escapesText {
+					return "the code stayed 0 or the error lost its escapes"
+				}
+				return ""
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n := schemas.MustLookup(tc.def)
+			c, s := steered(tc.field)
+			for _, k := range tc.seen {
+				s.Saw(k)
+			}
+			for _, k := range tc.pending {
+				s.pending[k] = true
+			}
+			doc := tc.doc
+			if tc.def == "Transaction" {
+				c.Start(3, time.Time{})
+				v, err := c.Object(n, "orderSubmission")
+				if err != nil {
+					t.Fatal(err)
+				}
+				v.set("code", num(0))
+				v.set("error", str(escapesText))
+				doc = string(v.AppendJSON(nil))
+			}
+			v, err := ParseValue([]byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.repair(n, &v); err != nil {
+				t.Fatal(err)
+			}
+			if msg := tc.check(&v); msg != "" {
+				t.Errorf("%s: %s", msg, v.AppendJSON(nil))
+			}
+			if err := schemas.Validate(tc.def, schemas.Reference, v.AppendJSON(nil)); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }
