@@ -547,8 +547,8 @@ func TestRepairKeepsTheChosenEdge(t *testing.T) {
 	if !ok || got.text != "9007199254740993" {
 		t.Errorf("the repair lost the size: %s", v.AppendJSON(nil))
 	}
-	if d, ok := v.get("sizeDelta"); ok && d.text != "0" {
-		t.Errorf("the repair kept sizeDelta %s beside size", d.text)
+	if d, ok := v.get("sizeDelta"); ok {
+		t.Errorf("the repair kept sizeDelta %s beside size: it should drop it, an optional field holding no chosen edge", d.text)
 	}
 	if err := schemas.Validate("OrderAmendment", schemas.Reference, v.AppendJSON(nil)); err != nil {
 		t.Error(err)
@@ -576,6 +576,20 @@ func TestRepairRoutes(t *testing.T) {
 				}
 				if d, _ := v.get("sizeDelta"); d == nil || d.text != "9223372036854775807" {
 					return "sizeDelta lost"
+				}
+				return ""
+			},
+		},
+		{
+			// A limit order needs a price: with the price's edges all
+			// held, a typical price, as the last resort.
+			name: "a typical value", def: "OrderSubmission", field: "OrderSubmission",
+			doc: `{"marketId":"` + hex("a") + `","side":"SIDE_BUY","size":"5","price":"","type":"TYPE_LIMIT","timeInForce":"TIME_IN_FORCE_GTC"}`,
+			seen: []edges.Key{{Class: edges.Zero, Field: "OrderSubmission.price"}, {Class: edges.ManyDigits, Field: "OrderSubmission.price"},
+				{Class: edges.EmptyString, Field: "OrderSubmission.price"}},
+			check: func(v *Value) string {
+				if p, _ := v.get("price"); p == nil || p.text == "" || p.text == "0" || len(p.text) >= edges.ManyDigitsCount {
+					return "no typical price"
 				}
 				return ""
 			},
