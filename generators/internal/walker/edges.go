@@ -278,8 +278,8 @@ func (l *leaf) holds(n *schemas.Node, v *Value) []edges.Class {
 		}
 		add(edges.EmptyString, v.text == "")
 		add(edges.LongString, utf8.RuneCountInString(v.text) >= longLength(n))
-		add(edges.NonASCII, IsNonASCII(v.text))
-		add(edges.Escapes, HasEscapes(v.text))
+		add(edges.NonASCII, isNonASCII(v.text))
+		add(edges.Escapes, hasEscapes(v.text))
 	case leafBool:
 		if v.kind != kBool {
 			return nil
@@ -307,9 +307,9 @@ func digits(s string) int {
 	return n
 }
 
-// IsNonASCII reports whether s holds what a NonASCII value holds: a
+// isNonASCII reports whether s holds what a NonASCII value holds: a
 // character outside the Basic Multilingual Plane and right-to-left text.
-func IsNonASCII(s string) bool {
+func isNonASCII(s string) bool {
 	astral, rtl := false, false
 	for _, r := range s {
 		astral = astral || r > 0xFFFF
@@ -318,10 +318,10 @@ func IsNonASCII(s string) bool {
 	return astral && rtl
 }
 
-// HasEscapes reports whether s holds every character an Escapes value
+// hasEscapes reports whether s holds every character an Escapes value
 // holds: the quote, the backslash, every control character U+0000 to
 // U+001F, U+2028 and U+2029.
-func HasEscapes(s string) bool {
+func hasEscapes(s string) bool {
 	var controls uint32
 	quote, backslash, ls, ps := false, false, false, false
 	for _, r := range s {
@@ -428,9 +428,6 @@ func (s *EdgeSteer) Saw(k edges.Key) {
 	}
 }
 
-// Seen reports whether k was recorded.
-func (s *EdgeSteer) Seen(k edges.Key) bool { return s.seen[k] }
-
 // maxMisses is how many records may miss an edge they chose before the
 // steer stops wanting it.
 const maxMisses = 8
@@ -476,11 +473,6 @@ func (s *EdgeSteer) Wanted(n *schemas.Node) []edges.Key {
 		}
 	}
 	return out
-}
-
-// EdgeKeys returns every edge a value of the definition n can hold, sorted.
-func EdgeKeys(n *schemas.Node) []edges.Key {
-	return append([]edges.Key(nil), NewEdgeSteer().keys(n, "")...)
 }
 
 func (s *EdgeSteer) leafOf(n *schemas.Node) *leaf {
@@ -602,7 +594,7 @@ func (s *EdgeSteer) wanted(k edges.Key) bool { return !s.done(k) && !s.pending[k
 // seen: an optional field absent and then present, null, an empty array, an
 // enum value, a branch, a scalar's boundaries (edges.Class); the typical
 // value once a field's edges are all held. The caller records what each
-// finished record holds (ScanEdges, EdgeSteer.Saw). Fixups that would
+// finished record holds (EdgeScanner, EdgeSteer.Saw). Fixups that would
 // overwrite values for realism are not applied; those that keep identities
 // consistent are.
 func (c *Walker) SteerEdges(s *EdgeSteer) {
@@ -908,22 +900,9 @@ func (c *Walker) remake(n *schemas.Node, props []schemas.Property, v *Value, edg
 	return done(), nil
 }
 
-// ScanEdges calls found with every edge the JSON document doc, a value of
-// the definition n, holds, and the JSON pointer of where it holds it, in
-// document order.
-func ScanEdges(n *schemas.Node, doc []byte, found func(k edges.Key, path string)) error {
-	v, err := ParseValue(doc)
-	if err != nil {
-		return err
-	}
-	sc := &scanner{steer: NewEdgeSteer(), probe: &Walker{patterns: map[string]*regexp.Regexp{}}, found: found}
-	sc.scan(n, "", &v, "")
-	return nil
-}
-
-// EdgeScanner scans records of the same definitions again and again, with
-// the work of reading the schemas done once. It is not safe for concurrent
-// use.
+// EdgeScanner finds the edges records hold, scanning records of the same
+// definitions again and again with the work of reading the schemas done
+// once. It is not safe for concurrent use.
 type EdgeScanner struct{ sc scanner }
 
 // NewEdgeScanner returns a scanner.
@@ -931,7 +910,9 @@ func NewEdgeScanner() *EdgeScanner {
 	return &EdgeScanner{sc: scanner{steer: NewEdgeSteer(), probe: &Walker{patterns: map[string]*regexp.Regexp{}}}}
 }
 
-// Scan is ScanEdges.
+// Scan calls found with every edge the JSON document doc, a value of the
+// definition n, holds, and the JSON pointer of where it holds it, in
+// document order.
 func (e *EdgeScanner) Scan(n *schemas.Node, doc []byte, found func(k edges.Key, path string)) error {
 	v, err := ParseValue(doc)
 	if err != nil {

@@ -53,7 +53,7 @@ func TestSteeredRunsHoldEveryEdge(t *testing.T) {
 				if err := spec.Validate(doc); err != nil {
 					t.Fatalf("%s seed %d record %d, spec profile: %v", name, seed, records, err)
 				}
-				if err := ScanEdges(n, doc, func(k edges.Key, _ string) { s.Saw(k) }); err != nil {
+				if err := NewEdgeScanner().Scan(n, doc, func(k edges.Key, _ string) { s.Saw(k) }); err != nil {
 					t.Fatal(err)
 				}
 				s.Finish()
@@ -210,14 +210,14 @@ func TestStringEdgeValues(t *testing.T) {
 	if got := utf8.RuneCountInString(long); got != edges.LongStringRunes {
 		t.Errorf("long text: %d code points, want %d", got, edges.LongStringRunes)
 	}
-	if utf16 := len([]rune(long)) + strings.Count(long, "😀"); utf16 <= edges.LongStringRunes || IsNonASCII(long) {
+	if utf16 := len([]rune(long)) + strings.Count(long, "😀"); utf16 <= edges.LongStringRunes || isNonASCII(long) {
 		t.Errorf("the long text should count more in UTF-16 (%d) and hold no right-to-left text", utf16)
 	}
-	if !HasEscapes(escapesText) || HasEscapes(strings.ReplaceAll(escapesText, "\x1f", "")) {
-		t.Error("HasEscapes should need every control character")
+	if !hasEscapes(escapesText) || hasEscapes(strings.ReplaceAll(escapesText, "\x1f", "")) {
+		t.Error("hasEscapes should need every control character")
 	}
-	if !IsNonASCII(nonASCIIText) || IsNonASCII("😀 only") || IsNonASCII("שלום only") {
-		t.Error("IsNonASCII should need an astral character and right-to-left text")
+	if !isNonASCII(nonASCIIText) || isNonASCII("😀 only") || isNonASCII("שלום only") {
+		t.Error("isNonASCII should need an astral character and right-to-left text")
 	}
 	esc := str(escapesText)
 	doc := esc.AppendJSON(nil)
@@ -274,7 +274,7 @@ func TestScanEdges(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var got []string
-		err := ScanEdges(schemas.MustLookup(tc.def), []byte(tc.doc), func(k edges.Key, path string) {
+		err := NewEdgeScanner().Scan(schemas.MustLookup(tc.def), []byte(tc.doc), func(k edges.Key, path string) {
 			got = append(got, k.String()+" @"+path)
 		})
 		if err != nil {
@@ -286,7 +286,7 @@ func TestScanEdges(t *testing.T) {
 			t.Errorf("%s %s:\n got %q\nwant %q", tc.def, tc.doc, got, want)
 		}
 	}
-	if err := ScanEdges(schemas.MustLookup("Game"), []byte(`{"epoch":`), func(edges.Key, string) {}); err == nil {
+	if err := NewEdgeScanner().Scan(schemas.MustLookup("Game"), []byte(`{"epoch":`), func(edges.Key, string) {}); err == nil {
 		t.Error("a document cut short should not scan")
 	}
 }
@@ -297,7 +297,7 @@ func TestScanChoosesTheConstantBranch(t *testing.T) {
 	var got []string
 	for _, url := range []string{`""`, `"https://example.com/"`} {
 		doc := `{"id":"` + strings.Repeat("a", 64) + `","name":"n","avatarUrl":` + url + `}`
-		_ = ScanEdges(schemas.MustLookup("AnnounceNode"), []byte(doc), func(k edges.Key, path string) {
+		_ = NewEdgeScanner().Scan(schemas.MustLookup("AnnounceNode"), []byte(doc), func(k edges.Key, path string) {
 			if k.Class == edges.Branch {
 				got = append(got, k.String()+" @"+path)
 			}
@@ -309,11 +309,11 @@ func TestScanChoosesTheConstantBranch(t *testing.T) {
 	}
 }
 
-// TestEdgeKeysOfADefinition pins what EdgeKeys enumerates of a small
+// TestEdgeKeysOfADefinition pins the edges of a small
 // definition: its optional fields, its nullable one, its scalars' classes.
 func TestEdgeKeysOfADefinition(t *testing.T) {
 	var got []string
-	for _, k := range EdgeKeys(schemas.MustLookup("Signature")) {
+	for _, k := range NewEdgeSteer().Missing(schemas.MustLookup("Signature")) {
 		got = append(got, k.String())
 	}
 	want := []string{
@@ -323,9 +323,9 @@ func TestEdgeKeysOfADefinition(t *testing.T) {
 		"long-string Signature.algo", "non-ascii Signature.algo", "escapes Signature.algo",
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("EdgeKeys(Signature) = %q, want %q", got, want)
+		t.Errorf("the edges of Signature: %q, want %q", got, want)
 	}
-	keys := EdgeKeys(schemas.MustLookup("Command"))
+	keys := NewEdgeSteer().Missing(schemas.MustLookup("Command"))
 	for _, k := range []edges.Key{
 		{Class: edges.Branch, Field: "Command", Value: "withdrawSubmission"},
 		{Class: edges.Branch, Field: "Command", Value: "amendAmm"},
@@ -333,11 +333,11 @@ func TestEdgeKeysOfADefinition(t *testing.T) {
 		{Class: edges.Enum, Field: "MarginMode", Value: "MODE_ISOLATED_MARGIN"},
 	} {
 		if !slices.Contains(keys, k) {
-			t.Errorf("EdgeKeys(Command) lacks %s", k)
+			t.Errorf("the edges of Command lack %s", k)
 		}
 	}
 	if slices.Contains(keys, edges.Key{Class: edges.Enum, Field: "MarginMode", Value: "MODE_UNSPECIFIED"}) {
-		t.Error("EdgeKeys(Command) has the margin mode its allOf excludes")
+		t.Error("the edges of Command have the margin mode its allOf excludes")
 	}
 	if !slices.IsSortedFunc(keys, func(a, b edges.Key) int {
 		if a.Less(b) {
@@ -345,7 +345,7 @@ func TestEdgeKeysOfADefinition(t *testing.T) {
 		}
 		return 1
 	}) {
-		t.Error("EdgeKeys are not sorted")
+		t.Error("the edges are not sorted")
 	}
 }
 
@@ -465,14 +465,14 @@ func TestEdgeKeysOfAnArrayNeverEmpty(t *testing.T) {
 	}
 }
 
-func TestIsNonASCIIBounds(t *testing.T) {
+func TestNonASCIIBounds(t *testing.T) {
 	tests := map[string]bool{
 		"\U00010000\u0590": true, "\uffff\u0590": false,
 		"😀\u06ff": true, "😀\u058f": false, "😀\u0700": false,
 	}
 	for s, want := range tests {
-		if got := IsNonASCII(s); got != want {
-			t.Errorf("IsNonASCII(%+q) = %v, want %v", s, got, want)
+		if got := isNonASCII(s); got != want {
+			t.Errorf("isNonASCII(%+q) = %v, want %v", s, got, want)
 		}
 	}
 }
