@@ -350,7 +350,7 @@ func TestEdgeKeysOfADefinition(t *testing.T) {
 }
 
 func TestParseValue(t *testing.T) {
-	doc := `{"b":[1,-2.50,"x",null,true,false,{}],"a":{"z":"\u0000\"","y":[]}}`
+	doc := `{"b":[1,-2.50,"x",null,true,false,{},1e+5],"a":{"z":"\u0000\"","y":[]}}`
 	v, err := ParseValue([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
@@ -358,7 +358,18 @@ func TestParseValue(t *testing.T) {
 	if got := string(v.AppendJSON(nil)); got != doc {
 		t.Errorf("round trip %s, want %s", got, doc)
 	}
-	for _, bad := range []string{`{"a":1} {}`, `{"a":`, `]`, ``} {
+	spaced := " {\t\"b\" :\r\n[ 1 , \"x\" ] } \n"
+	if v, err := ParseValue([]byte(spaced)); err != nil || string(v.AppendJSON(nil)) != `{"b":[1,"x"]}` {
+		t.Errorf("%q parsed as %s (%v)", spaced, v.AppendJSON(nil), err)
+	}
+	deep := func(n int) []byte { return []byte(strings.Repeat("[", n) + strings.Repeat("]", n)) }
+	if _, err := ParseValue(deep(maxDepth + 1)); err != nil {
+		t.Errorf("%d nested arrays: %v", maxDepth+1, err)
+	}
+	if _, err := ParseValue(deep(maxDepth + 2)); err == nil || !strings.Contains(err.Error(), "nested deeper") {
+		t.Errorf("%d nested arrays: %v, want an error", maxDepth+2, err)
+	}
+	for _, bad := range []string{`{"a":1} {}`, `{"a":`, `]`, ``, `{"a" 1}`, `{1:2}`, `[1 2]`, `{"a":1,}`, `"\x"`, "\"a\x01\"", `"abc`, `nul`, `-`, `01`, `[1,]`} {
 		if _, err := ParseValue([]byte(bad)); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
@@ -450,6 +461,29 @@ func TestEdgeSteerGivesUpAnEdgeItMisses(t *testing.T) {
 	}
 	if len(s.pending) != 0 {
 		t.Error("Finish leaves edges pending")
+	}
+}
+
+// TestScanArrayBounds: an empty array holds the empty edge only where
+// the schema allows it.
+func TestScanArrayBounds(t *testing.T) {
+	zero, one := 0, 1
+	for _, tc := range []struct {
+		min  *int
+		want int
+	}{{nil, 1}, {&zero, 1}, {&one, 0}} {
+		arr := &schemas.Node{Types: []string{"array"}, MinItems: tc.min, Items: schemas.MustLookup("Uint64")}
+		found := 0
+		sc := &scanner{steer: NewEdgeSteer(), probe: &Walker{}, found: func(k edges.Key, _ string) {
+			if k.Class == edges.EmptyArray {
+				found++
+			}
+		}}
+		v := Value{kind: kArray}
+		sc.scan(arr, "X.list", &v, "")
+		if found != tc.want {
+			t.Errorf("minItems %v: %d empty edges, want %d", tc.min, found, tc.want)
+		}
 	}
 }
 
@@ -590,6 +624,20 @@ func TestRepairRoutes(t *testing.T) {
 			check: func(v *Value) string {
 				if p, _ := v.get("price"); p == nil || p.text == "" || p.text == "0" || len(p.text) >= edges.ManyDigitsCount {
 					return "no typical price"
+				}
+				return ""
+			},
+		},
+		{
+			// The empty price the record chose breaks the limit order's
+			// rule, whose condition (a required type) cannot change:
+			// another edge of the price.
+			name: "another edge", def: "OrderSubmission", field: "OrderSubmission",
+			doc:     `{"marketId":"` + hex("a") + `","side":"SIDE_BUY","size":"5","price":"","type":"TYPE_LIMIT","timeInForce":"TIME_IN_FORCE_GTC"}`,
+			pending: []edges.Key{{Class: edges.EmptyString, Field: "OrderSubmission.price"}},
+			check: func(v *Value) string {
+				if p, _ := v.get("price"); p == nil || p.text != "0" {
+					return "the price is not the next edge, 0"
 				}
 				return ""
 			},
