@@ -369,7 +369,8 @@ func TestParseValue(t *testing.T) {
 	if _, err := ParseValue(deep(maxDepth + 2)); err == nil || !strings.Contains(err.Error(), "nested deeper") {
 		t.Errorf("%d nested arrays: %v, want an error", maxDepth+2, err)
 	}
-	for _, bad := range []string{`{"a":1} {}`, `{"a":`, `]`, ``, `{"a" 1}`, `{1:2}`, `[1 2]`, `{"a":1,}`, `"\x"`, "\"a\x01\"", `"abc`, `nul`, `-`, `01`, `[1,]`} {
+	for _, bad := range []string{`{"a":1} {}`, `{"a":`, `]`, ``, `{"a" 1}`, `{1:2}`, `[1 2]`, `{"a":1,}`, `"\x"`, "\"a\x01\"", `"abc`, `nul`, `-`, `01`, `[1,]`,
+		`{`, `[`, `{"a"`, `{"a":1`, `[1`, `"`, `{"a":1 `, `{ `} {
 		if _, err := ParseValue([]byte(bad)); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
