@@ -249,13 +249,7 @@ func (m *edgeMaker) transactions() error {
 			rest = append(rest, h)
 		}
 	}
-	stride := 1
-	for _, s := range []int{373, 379, 383, 389} {
-		if len(rest)%s != 0 {
-			stride = s
-			break
-		}
-	}
+	stride := coprimeStride(len(rest))
 	var added []records.Transaction
 	err := m.run("Transaction", "edge-tx", func(i int, v *walker.Value) ([]byte, error) {
 		var block uint64
@@ -294,6 +288,19 @@ func (m *edgeMaker) transactions() error {
 	w.Transactions = append(w.Transactions, added...)
 	sort.Slice(w.Transactions, func(i, j int) bool { return w.Transactions[i].Key().Less(w.Transactions[j].Key()) })
 	return nil
+}
+
+// coprimeStride returns a stride that visits each of n places once
+// (i*stride mod n): a prime that does not divide n, about a fifth of the
+// edge world's chain, so that successive records land far apart; 1 when
+// each of those primes divides n.
+func coprimeStride(n int) int {
+	for _, p := range []int{373, 379, 383, 389} {
+		if n%p != 0 {
+			return p
+		}
+	}
+	return 1
 }
 
 // commandKindOf returns the kind a transaction's command holds: its one
@@ -340,14 +347,13 @@ func commandTypeName(kind string) string {
 func (m *edgeMaker) games() error {
 	w := m.w
 	g := w.stream("edge-games")
-	epochs := int(w.LatestEpoch - w.FirstEpoch + 1)
 	var added []records.Game
 	err := m.run("Game", "edge-game", func(i int, v *walker.Value) ([]byte, error) {
 		var game records.Game
 		if err := json.Unmarshal(v.AppendJSON(nil), &game); err != nil {
 			return nil, err
 		}
-		game.Epoch = w.FirstEpoch + uint64((3+7*i)%epochs)
+		game.Epoch = w.edgeGameEpoch(i)
 		game.ID = g.Hex(64)
 		game.RewardAssetID = w.Assets[g.Intn(len(w.Assets))].ID
 		if game.Individual != nil {
@@ -384,6 +390,13 @@ func (m *edgeMaker) games() error {
 		return a.ID < b.ID
 	})
 	return nil
+}
+
+// edgeGameEpoch returns the epoch of the i-th edge game: seven epochs
+// after the one before, round the world's epochs.
+func (w *World) edgeGameEpoch(i int) uint64 {
+	epochs := w.LatestEpoch - w.FirstEpoch + 1
+	return w.FirstEpoch + (3+7*uint64(i))%epochs
 }
 
 // snapshots adds the snapshots the typical ones leave wanted (none, while

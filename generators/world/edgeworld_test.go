@@ -781,3 +781,20 @@ func TestEdgeRecordsRefuseWhatTheyCannotDo(t *testing.T) {
 		}
 	}
 }
+
+func TestCoprimeStride(t *testing.T) {
+	for n, want := range map[int]int{2000: 373, 373 * 2: 379, 373 * 379: 383, 373 * 379 * 383 * 389: 1, 0: 1} {
+		if got := coprimeStride(n); got != want {
+			t.Errorf("coprimeStride(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
+func TestEdgeGameEpochs(t *testing.T) {
+	w := &World{FirstEpoch: 100, LatestEpoch: 139}
+	for i, want := range map[int]uint64{0: 103, 1: 110, 5: 138, 6: 105, 40: 103} {
+		if got := w.edgeGameEpoch(i); got != want {
+			t.Errorf("edge game %d in epoch %d, want %d", i, got, want)
+		}
+	}
+}
