@@ -70,7 +70,7 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build install dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-wire bench-proxy bench-schemas verdicts-full bench-cli bench-conform bench-conform-memory fuzz load report-screenshot check-export clean
+.PHONY: all build install dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-wire bench-proxy bench-schemas verdicts-full bench-cli bench-conform bench-conform-memory fuzz load report-screenshot check-export check-export-edges clean
 
 all: build
 
@@ -429,6 +429,15 @@ report-screenshot:
 ## needs node 20.19+ and npm, and python3 with jsonschema
 check-export: build
 	GO=$(GO) tools/check-export/check.sh $(BIN)
+
+## check-export-edges: the edge world (harness serve --world edges) in an
+## outside validator, Python's jsonschema: every answer of the mock against
+## the OpenAPI export, every fixture row against the bundled and standalone
+## schemas; and the conformance suite against it. Needs python3 with
+## jsonschema, no npm (check-export runs the edge world's fixtures through
+## ajv too)
+check-export-edges: build
+	tools/check-export/edges.sh $(BIN)
 
 clean:
 	rm -rf bin $(DIST)

@@ -3,17 +3,23 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/chaindata/harness/generators/fixtures"
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/generators/world"
+	"github.com/chaindata/harness/internal/suggest"
 )
 
 func runGenerate(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "generate", "--out DIR [flags]")
+	worldName := fs.String("world", world.DefaultWorld, worldFlagUsage)
 	seed := fs.Int64("seed", 1, "seed of the world; the same seed and scale always give the same files")
 	scale := fs.Float64("scale", 1, fmt.Sprintf("size of the world, 0.01 to %d (1: about 10,000 transactions; 100: a million)", world.MaxScale))
 	out := fs.String("out", "", "directory to write the fixtures into (created if missing)")
@@ -23,9 +29,15 @@ func runGenerate(ctx context.Context, e *env, args []string) int {
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
 	case fs.NArg() > 0:
 		return usageError(e.stderr, fs, "unexpected argument %q", fs.Arg(0))
+	case checkWorld(*worldName) != nil:
+		return usageError(e.stderr, fs, "%v", checkWorld(*worldName))
+	case *worldName == world.EdgeWorld && (set["seed"] || set["scale"]):
+		return usageError(e.stderr, fs, "--world edges is one fixed world: it takes no --seed or --scale")
 	case *out == "":
 		return usageError(e.stderr, fs, "--out is required")
 	case *scale < 0.01 || *scale > world.MaxScale:
@@ -38,7 +50,7 @@ func runGenerate(ctx context.Context, e *env, args []string) int {
 	start := time.Now()
 	// A lazy world makes its transactions while they are written, so a
 	// world of any size is written in bounded memory.
-	w, err := world.Generate(world.Options{Seed: *seed, Scale: *scale, Workers: *workers, Lazy: true})
+	w, err := generateWorld(*worldName, world.Options{Seed: *seed, Scale: *scale, Workers: *workers, Lazy: true})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "harness generate: %v\n", err)
 		return exitFailure
@@ -65,10 +77,40 @@ func runGenerate(ctx context.Context, e *env, args []string) int {
 		}
 		return exitFailure
 	}
-	fmt.Fprintf(e.stdout, "wrote %s (seed %d, scale %v) in %v:\n", *out, *seed, *scale, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(e.stdout, "wrote %s (%s) in %v:\n", *out, describeWorld(*worldName, *seed, *scale), time.Since(start).Round(time.Millisecond))
 	for _, l := range records.Listings {
 		fmt.Fprintf(e.stdout, "  %-24s %9d rows\n", m.Listings[l].File, m.Listings[l].Count)
 	}
 	fmt.Fprintf(e.stdout, "  %-24s (for harness serve --data)\n", fixtures.IndexFile)
 	return exitOK
+}
+
+// worldFlagUsage is the usage line of --world.
+const worldFlagUsage = "the world to make: default (from --seed and --scale) or edges (every boundary the schemas allow, in a small fixed world: docs/edge-world.md)"
+
+// checkWorld returns nil for a world's name, else an error naming the
+// nearest ones.
+func checkWorld(name string) error {
+	if slices.Contains(world.WorldNames, name) {
+		return nil
+	}
+	return fmt.Errorf("--world: unknown world %q (want %s)%s", name, strings.Join(world.WorldNames, " or "),
+		suggest.Phrase(suggest.Nearest(name, world.WorldNames, 2), strconv.Quote))
+}
+
+// generateWorld makes the named world: the default one from opts, or the
+// edge world.
+func generateWorld(name string, opts world.Options) (*world.World, error) {
+	if name == world.EdgeWorld {
+		return world.GenerateEdges()
+	}
+	return world.Generate(opts)
+}
+
+// describeWorld names a generated world for messages.
+func describeWorld(name string, seed int64, scale float64) string {
+	if name == world.EdgeWorld {
+		return "the edge world"
+	}
+	return fmt.Sprintf("seed %d, scale %v", seed, scale)
 }

@@ -62,6 +62,10 @@ func TestGenerateRefusesBadFlags(t *testing.T) {
 		{"negative workers", []string{"generate", "--out", dir, "--workers", "-1"}, "--workers must not be negative"},
 		{"stray argument", []string{"generate", "--out", dir, "extra"}, "unexpected argument"},
 		{"unknown flag", []string{"generate", "--colour"}, "unknown flag --colour"},
+		{"unknown world", []string{"generate", "--out", dir, "--world", "edgs"}, `--world: unknown world "edgs" (want default or edges); did you mean "edges"?`},
+		{"unknown world, nothing near", []string{"generate", "--out", dir, "--world", "moon"}, `--world: unknown world "moon" (want default or edges)` + "\n"},
+		{"edge world with a seed", []string{"generate", "--out", dir, "--world", "edges", "--seed", "2"}, "--world edges is one fixed world: it takes no --seed or --scale"},
+		{"edge world with a scale", []string{"generate", "--out", dir, "--world", "edges", "--scale", "2"}, "--world edges is one fixed world"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -26,6 +26,7 @@ import (
 func runServe(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "serve", "[flags]")
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
+	worldName := fs.String("world", world.DefaultWorld, worldFlagUsage)
 	seed := fs.Int64("seed", 1, "seed of the generated world")
 	scale := fs.Float64("scale", 1, fmt.Sprintf("size of the generated world, 0.01 to %d (1: about 10,000 transactions)", world.MaxScale))
 	data := fs.String("data", "", "serve the fixtures in this directory (written by harness generate or harness record) instead of a generated world")
@@ -71,6 +72,12 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
+	case checkWorld(*worldName) != nil:
+		return usageError(e.stderr, fs, "%v", checkWorld(*worldName))
+	case *data != "" && set["world"]:
+		return usageError(e.stderr, fs, "--data serves fixtures; it cannot be combined with --world (harness generate --world writes them)")
+	case *worldName == world.EdgeWorld && (set["seed"] || set["scale"]):
+		return usageError(e.stderr, fs, "--world edges is one fixed world: it takes no --seed or --scale")
 	case *data != "" && (set["seed"] || set["scale"]):
 		return usageError(e.stderr, fs, "--data serves fixtures; it cannot be combined with --seed or --scale")
 	case *scale < 0.01 || *scale > world.MaxScale:
@@ -164,9 +171,12 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		defer logw.Close()
 	}
 
-	if code := refuseUnfit(e, *data, *seed, *scale, set["seed"]); code >= 0 {
-		return code
+	if *worldName == world.DefaultWorld {
+		if code := refuseUnfit(e, *data, *seed, *scale, set["seed"]); code >= 0 {
+			return code
+		}
 	}
+	src := source{data: *data, world: *worldName, seed: *seed, scale: *scale}
 
 	// The address is bound before the world is built, so that one in use
 	// is reported at once, not after seconds of building.
@@ -181,9 +191,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	// the build itself cannot be interrupted, and the process exits
 	// without it.
 	started := time.Now()
-	fmt.Fprintf(e.stderr, "harness serve: building the %s\n", describeSource(*data, *seed, *scale))
+	fmt.Fprintf(e.stderr, "harness serve: building the %s\n", src.describe())
 	builtc := make(chan built, 1)
-	go func() { builtc <- build(*data, *seed, *scale, *maxBlocks) }()
+	go func() { builtc <- build(src, *maxBlocks) }()
 	var b built
 	select {
 	case b = <-builtc:
@@ -209,7 +219,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	counts := st.Counts()
 
 	srv := mockserver.New(cfg, st).HTTPServer()
-	fmt.Fprintf(e.stdout, "serving %s on http://%s\n", describeSource(*data, *seed, *scale), ln.Addr())
+	fmt.Fprintf(e.stdout, "serving %s on http://%s\n", src.describe(), ln.Addr())
 	fmt.Fprintf(e.stdout, "  games %d, snapshots %d, key rotations %d, network parameters %d, transactions %d (ready in %v)\n",
 		counts[records.ListingGames], counts[records.ListingSnapshots], counts[records.ListingKeyRotations],
 		counts[records.ListingNetworkParameters], counts[records.ListingTransactions], time.Since(started).Round(time.Millisecond))
@@ -266,12 +276,20 @@ type built struct {
 	err   error
 }
 
-// build makes the store of the fixtures in data (served from disk: mapped
-// files and their index), or of the generated world of seed and scale with
-// its live chain.
-func build(data string, seed int64, scale float64, maxBlocks int) built {
-	if data != "" {
-		st, info, err := store.OpenFixtures(data)
+// source is what serve serves: the fixtures in data, or else the world of
+// that name (from seed and scale for the default one).
+type source struct {
+	data, world string
+	seed        int64
+	scale       float64
+}
+
+// build makes the store of the fixtures in src.data (served from disk:
+// mapped files and their index), or of the generated world with its live
+// chain.
+func build(src source, maxBlocks int) built {
+	if src.data != "" {
+		st, info, err := store.OpenFixtures(src.data)
 		return built{store: st, index: info, err: err}
 	}
 	// While the world is made, most of what is allocated is garbage at once
@@ -279,7 +297,7 @@ func build(data string, seed int64, scale float64, maxBlocks int) built {
 	// the live heap rather than all of it keeps the peak lower.
 	defer debug.SetGCPercent(debug.SetGCPercent(50))
 	// Lazy: the store keeps each record's JSON, the world need not.
-	w, err := world.Generate(world.Options{Seed: seed, Scale: scale, Lazy: true})
+	w, err := generateWorld(src.world, world.Options{Seed: src.seed, Scale: src.scale, Lazy: true})
 	if err != nil {
 		return built{err: err}
 	}
@@ -294,12 +312,15 @@ func build(data string, seed int64, scale float64, maxBlocks int) built {
 	return b // the store and the chain hold what they need of the world
 }
 
-// describeSource names what serve serves.
-func describeSource(data string, seed int64, scale float64) string {
-	if data != "" {
-		return "fixtures in " + data
+// describe names what serve serves.
+func (src source) describe() string {
+	switch {
+	case src.data != "":
+		return "fixtures in " + src.data
+	case src.world == world.EdgeWorld:
+		return "edge world (every boundary the schemas allow: docs/edge-world.md)"
 	}
-	return fmt.Sprintf("generated world (seed %d, scale %v)", seed, scale)
+	return fmt.Sprintf("generated world (seed %d, scale %v)", src.seed, src.scale)
 }
 
 // refuseUnfit refuses, with exitUsage, a world or fixtures whose estimated

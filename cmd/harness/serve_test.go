@@ -85,6 +85,9 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		want string
 	}{
 		{"data with seed", []string{"serve", "--data", "x", "--seed", "3"}, "cannot be combined"},
+		{"data with a world", []string{"serve", "--data", "x", "--world", "edges"}, "it cannot be combined with --world"},
+		{"unknown world", []string{"serve", "--world", "Edges"}, `--world: unknown world "Edges" (want default or edges); did you mean "edges"?`},
+		{"edge world with a seed", []string{"serve", "--world", "edges", "--seed", "3"}, "--world edges is one fixed world: it takes no --seed or --scale"},
 		{"scale out of range", []string{"serve", "--scale", "0.001"}, "--scale must be between"},
 		{"fail rate above 1", []string{"serve", "--fail-rate", "1.5"}, "--fail-rate must be between"},
 		{"negative latency", []string{"serve", "--latency", "-1s"}, "--latency must not be negative"},

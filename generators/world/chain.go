@@ -15,7 +15,7 @@ import (
 // upgrade blocks.
 func (w *World) makeSnapshots(s Sizes) {
 	g := w.stream("snapshots")
-	interval := w.LatestBlock / uint64(s.Snapshots)
+	interval := w.blocks() / uint64(s.Snapshots)
 	upgrades := map[int]bool{}
 	for k := 1; k < len(coreVersions); k++ {
 		upgrades[s.Snapshots*k/len(coreVersions)] = true
@@ -28,7 +28,7 @@ func (w *World) makeSnapshots(s Sizes) {
 		}
 		w.Snapshots = append(w.Snapshots, records.CoreSnapshot{
 			BlockHash:            g.Hex(64),
-			BlockHeight:          interval * uint64(i),
+			BlockHeight:          w.GenesisHeight + interval*uint64(i),
 			CoreVersion:          coreVersions[version],
 			ProtocolUpgradeBlock: upgrade,
 		})
@@ -47,7 +47,7 @@ func (w *World) makeKeyRotations(s Sizes) {
 	used := map[planned]bool{}
 	plan := make([]planned, 0, s.KeyRotations)
 	for len(plan) < s.KeyRotations {
-		p := planned{height: uint64(g.Between(1, int64(w.LatestBlock))), node: g.Intn(len(w.Nodes))}
+		p := planned{height: w.GenesisHeight + uint64(g.Between(1, int64(w.blocks()))), node: g.Intn(len(w.Nodes))}
 		if used[p] {
 			continue
 		}

@@ -78,10 +78,9 @@ func (w *World) Growth() (*Growth, error) {
 	if w.plan == nil || defs == nil {
 		return nil, ErrStatic
 	}
-	sizes := SizesFor(w.Scale)
 	epochs := w.LatestEpoch - w.FirstEpoch + 1
 	skeleton := &World{
-		Seed: w.Seed, Scale: w.Scale, Genesis: w.Genesis,
+		Seed: w.Seed, Scale: w.Scale, Genesis: w.Genesis, GenesisHeight: w.GenesisHeight,
 		LatestBlock: w.LatestBlock, LatestBlockTime: w.LatestBlockTime,
 		FirstEpoch: w.FirstEpoch, LatestEpoch: w.LatestEpoch,
 		Parties: w.Parties, Teams: w.Teams, Assets: w.Assets, Markets: w.Markets,
@@ -95,9 +94,9 @@ func (w *World) Growth() (*Growth, error) {
 		startHeight:      w.LatestBlock,
 		startEpoch:       w.LatestEpoch,
 		startTxs:         w.TransactionCount(),
-		epochLength:      max(1, w.LatestBlock/epochs),
-		snapshotInterval: max(1, w.LatestBlock/uint64(sizes.Snapshots)),
-		rotationChance:   float64(sizes.KeyRotations) / float64(w.LatestBlock),
+		epochLength:      max(1, w.blocks()/epochs),
+		snapshotInterval: max(1, w.blocks()/uint64(max(1, len(w.Snapshots)))),
+		rotationChance:   float64(len(w.KeyRotations)) / float64(w.blocks()),
 	}
 	for _, n := range w.Nodes {
 		g.nodeIDs = append(g.nodeIDs, n.ID)
@@ -139,7 +138,7 @@ func (g *Growth) Added() int { return int(g.height - g.startHeight) }
 // epochLength blocks long from the first, and never go back below the
 // world's latest epoch (whose last epoch may be a little longer).
 func (g *Growth) epochOf(height uint64) uint64 {
-	return max(g.startEpoch, g.w.FirstEpoch+(height-1)/g.epochLength)
+	return max(g.startEpoch, g.w.FirstEpoch+(height-g.w.GenesisHeight-1)/g.epochLength)
 }
 
 // BlocksForEpochs returns how many blocks must be made for n more epochs to
@@ -152,7 +151,7 @@ func (g *Growth) BlocksForEpochs(n int) (int, error) {
 	if target < g.epoch || (target-g.w.FirstEpoch) > (1<<62)/g.epochLength {
 		return 0, fmt.Errorf("epochs %d: too many", n)
 	}
-	first := (target-g.w.FirstEpoch)*g.epochLength + 1 // the block that starts epoch target
+	first := g.w.GenesisHeight + (target-g.w.FirstEpoch)*g.epochLength + 1 // the block that starts epoch target
 	if first <= g.height {
 		return 1, nil
 	}

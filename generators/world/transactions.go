@@ -89,7 +89,7 @@ type placement struct {
 func (w *World) placeTransactions(n int) []placement {
 	g := w.stream("tx-placement")
 	out := make([]placement, 0, n)
-	var h uint64
+	h := w.GenesisHeight
 	for len(out) < n {
 		remaining := n - len(out)
 		blocksNeeded := uint64(remaining/4 + 1)

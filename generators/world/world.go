@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chaindata/harness/generators/edges"
 	"github.com/chaindata/harness/generators/internal/random"
 	"github.com/chaindata/harness/generators/internal/walker"
 	"github.com/chaindata/harness/generators/records"
@@ -68,10 +69,18 @@ func SizesFor(scale float64) Sizes {
 // snapshots and rotations by block height, parameters by key, transactions
 // by block and index), oldest first.
 type World struct {
+	// Name is the world's name: "" for a world of Generate, EdgeWorld
+	// for the edge world.
+	Name  string
 	Seed  int64
 	Scale float64
 
-	Genesis         time.Time
+	Genesis time.Time
+	// GenesisHeight is the height before the first block: the chain's
+	// blocks are GenesisHeight+1 to LatestBlock, one a second from
+	// Genesis. It is 0 in a world of Generate; the edge world's chain
+	// starts just below 2^53 (GenerateEdges).
+	GenesisHeight   uint64
 	LatestBlock     uint64
 	LatestBlockTime time.Time
 	FirstEpoch      uint64
@@ -92,6 +101,10 @@ type World struct {
 	// Transactions holds the transactions, oldest first; it is nil in a
 	// lazy world (read them with EachTransaction).
 	Transactions []records.Transaction
+
+	// Edges, in the edge world, says where each edge of the schemas sits
+	// (nil in other worlds).
+	Edges *edges.Catalogue
 
 	plan *txPlan // how to make the transactions again
 	// gameDefs are the recurring games, with each player's totals after
@@ -132,13 +145,16 @@ type Market struct {
 
 // BlockTime returns the time of a block: one block a second from genesis.
 func (w *World) BlockTime(height uint64) time.Time {
-	return w.Genesis.Add(time.Duration(height) * time.Second)
+	return w.Genesis.Add(time.Duration(height-w.GenesisHeight) * time.Second)
 }
+
+// blocks returns the number of blocks of the world's chain.
+func (w *World) blocks() uint64 { return w.LatestBlock - w.GenesisHeight }
 
 // EpochOf returns the epoch a block belongs to.
 func (w *World) EpochOf(height uint64) uint64 {
-	span := w.LatestBlock / (w.LatestEpoch - w.FirstEpoch + 1)
-	e := w.FirstEpoch + (height-1)/span
+	span := w.blocks() / (w.LatestEpoch - w.FirstEpoch + 1)
+	e := w.FirstEpoch + (height-w.GenesisHeight-1)/span
 	return min(e, w.LatestEpoch)
 }
 
@@ -166,6 +182,15 @@ func Generate(opts Options) (*World, error) {
 		LatestEpoch: uint64(sizes.Epochs),
 	}
 	w.LatestBlockTime = w.BlockTime(w.LatestBlock)
+	if err := w.populate(sizes, opts); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// populate makes the world's entities and the records of its listings, on
+// the chain and epochs w already has.
+func (w *World) populate(sizes Sizes, opts Options) error {
 	w.makeEntities(sizes)
 	// Snapshots and key rotations draw from streams of their own and fill
 	// fields of their own (rotations move the nodes' addresses, which
@@ -180,10 +205,7 @@ func Generate(opts Options) (*World, error) {
 	snapshots.Wait()
 	w.makeNetworkParameters()
 	w.makeGames(opts.Lazy)
-	if err := w.makeTransactions(sizes, opts); err != nil {
-		return nil, err
-	}
-	return w, nil
+	return w.makeTransactions(sizes, opts)
 }
 
 // stream returns a random stream for one part of the world.
@@ -196,7 +218,7 @@ func (w *World) universe() *walker.Universe {
 	u := &walker.Universe{
 		Parties:    w.Parties,
 		FirstEpoch: w.FirstEpoch, LastEpoch: w.LatestEpoch,
-		FirstBlock: 1, LastBlock: w.LatestBlock,
+		FirstBlock: w.GenesisHeight + 1, LastBlock: w.LatestBlock,
 		Now:      w.LatestBlockTime,
 		Versions: coreVersions,
 	}

@@ -35,7 +35,12 @@ const DefaultScale = 0.1
 
 // Options choose a test server's world and settings.
 type Options struct {
+	// World names the world: world.EdgeWorld ("edges") for the edge world,
+	// where every boundary the schemas allow sits (docs/edge-world.md);
+	// "" or world.DefaultWorld for the world of Seed and Scale.
+	World string
 	// Seed and Scale choose the generated world (Scale 0: DefaultScale).
+	// The edge world takes neither.
 	Seed  int64
 	Scale float64
 	// Config sets the server: page sizes, Strict, fault rules and seed...
@@ -78,10 +83,21 @@ func New(tb testing.TB, opts Options) *Server {
 // it. Its methods panic on misuse (a bad rule, blocks past the bound), as a
 // test helper's misuse is a bug.
 func Start(opts Options) (*Server, error) {
-	if opts.Scale == 0 {
-		opts.Scale = DefaultScale
+	key := worldKey{name: world.DefaultWorld, seed: opts.Seed, scale: opts.Scale}
+	switch opts.World {
+	case "", world.DefaultWorld:
+		if key.scale == 0 {
+			key.scale = DefaultScale
+		}
+	case world.EdgeWorld:
+		if opts.Seed != 0 || opts.Scale != 0 {
+			return nil, fmt.Errorf("the edge world is one fixed world: it takes no Seed or Scale")
+		}
+		key.name = world.EdgeWorld
+	default:
+		return nil, fmt.Errorf("unknown world %q (want %q or %q)", opts.World, world.DefaultWorld, world.EdgeWorld)
 	}
-	w, err := worldOf(opts.Seed, opts.Scale)
+	w, err := worldOf(key)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +190,7 @@ func (s *Server) AddRows(rows mockserver.Rows) {
 // and epoch, the chain, the fault rules and the faults injected.
 func (s *Server) Status() mockserver.Status { return s.mock.Status() }
 
-// worlds holds the worlds generated in this test binary, by seed and scale:
+// worlds holds the worlds generated in this test binary, by name, seed and scale:
 // generating one takes far longer than a test should wait, and a world is
 // only read once made (every server has its own store and chain).
 var worlds = struct {
@@ -183,6 +199,7 @@ var worlds = struct {
 }{m: map[worldKey]*sharedWorld{}}
 
 type worldKey struct {
+	name  string
 	seed  int64
 	scale float64
 }
@@ -193,20 +210,23 @@ type sharedWorld struct {
 	err  error
 }
 
-// worldOf returns the world of a seed and scale, generating it on first
-// use.
-func worldOf(seed int64, scale float64) (*world.World, error) {
+// worldOf returns the world of a key, generating it on first use.
+func worldOf(k worldKey) (*world.World, error) {
 	worlds.Lock()
-	sw, ok := worlds.m[worldKey{seed, scale}]
+	sw, ok := worlds.m[k]
 	if !ok {
 		sw = &sharedWorld{}
-		worlds.m[worldKey{seed, scale}] = sw
+		worlds.m[k] = sw
 	}
 	worlds.Unlock()
 	sw.once.Do(func() {
-		sw.w, sw.err = world.Generate(world.Options{Seed: seed, Scale: scale})
+		if k.name == world.EdgeWorld {
+			sw.w, sw.err = world.GenerateEdges()
+			return
+		}
+		sw.w, sw.err = world.Generate(world.Options{Seed: k.seed, Scale: k.scale})
 		if sw.err != nil {
-			sw.err = fmt.Errorf("generate the world of seed %d, scale %v: %w", seed, scale, sw.err)
+			sw.err = fmt.Errorf("generate the world of seed %d, scale %v: %w", k.seed, k.scale, sw.err)
 		}
 	})
 	return sw.w, sw.err

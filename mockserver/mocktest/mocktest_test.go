@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chaindata/harness/generators/world"
 	"github.com/chaindata/harness/mockserver"
 	"github.com/chaindata/harness/mockserver/faults"
 )
@@ -57,12 +58,12 @@ func TestNewServesAndCloses(t *testing.T) {
 func TestServersShareTheWorldNotTheChain(t *testing.T) {
 	t.Parallel()
 	a, b := New(t, Options{Seed: 11, Scale: 0.05}), New(t, Options{Seed: 11, Scale: 0.05})
-	wa, _ := worldOf(11, 0.05)
-	wb, _ := worldOf(11, 0.05)
+	wa, _ := worldOf(worldKey{world.DefaultWorld, 11, 0.05})
+	wb, _ := worldOf(worldKey{world.DefaultWorld, 11, 0.05})
 	if wa != wb {
 		t.Error("two servers of one seed and scale generated the world twice")
 	}
-	if other, _ := worldOf(12, 0.05); other == wa {
+	if other, _ := worldOf(worldKey{world.DefaultWorld, 12, 0.05}); other == wa {
 		t.Error("another seed shares the world")
 	}
 	a.Advance(40)
@@ -179,5 +180,25 @@ func TestMisuseFails(t *testing.T) {
 	}()
 	if fake.failed == "" {
 		t.Error("New with a bad scale did not fail the test")
+	}
+}
+
+// TestEdgeWorldOption serves the edge world: a transaction in a block above
+// 2^53, as the world has, and refuses a seed or scale with it and an
+// unknown world, naming the worlds.
+func TestEdgeWorldOption(t *testing.T) {
+	t.Parallel()
+	for _, opts := range []Options{{World: "edges", Seed: 3}, {World: "edges", Scale: 0.5}, {World: "moon"}} {
+		if _, err := Start(opts); err == nil || !strings.Contains(err.Error(), "world") {
+			t.Errorf("Start(%+v): %v, want an error about the world", opts, err)
+		}
+	}
+	srv := New(t, Options{World: world.EdgeWorld})
+	code, body := get(t, srv.URL+"/transactions?last=1&before=9007199254740993.1", nil)
+	if code != http.StatusOK || !strings.Contains(string(body), `"cursor":"9007199254740993.0"`) {
+		t.Errorf("the edge world's transaction in block 2^53+1: %d %.200s", code, body)
+	}
+	if st := srv.Status(); st.FirstEpoch >= 1<<53 || st.LatestEpoch <= 1<<53 {
+		t.Errorf("epochs %d to %d: the edge world's cross 2^53", st.FirstEpoch, st.LatestEpoch)
 	}
 }

@@ -12,7 +12,7 @@
 #      harness validator on every document the schema tests validate (their
 #      valid and invalid examples, HARNESS_SCHEMA_CORPUS) and of
 #      `harness validate` on every fixture file and row of
-#      `harness generate --scale 1`.
+#      `harness generate --scale 1` and of `harness generate --world edges`.
 #
 # The npm tools are installed with `npm ci` from package-lock.json (exact
 # versions) into a temporary directory, removed at the end. Needs node 20.19
@@ -111,6 +111,10 @@ mkdir "$work/corpus" "$work/fixtures"
 (cd "$repo" && HARNESS_SCHEMA_CORPUS="$work/corpus" "$GO" test -count=1 -skip 'TestGeneratedClientsWalkEveryListing' ./schemas)
 "$harness" generate --seed 1 --scale 1 --out "$work/fixtures" --quiet
 "$PYTHON" "$here/fixtures.py" "$harness" "$work/fixtures" "$work" "$work/corpus/fixtures.ndjson"
+# The edge world: every boundary the schemas allow (make check-export-edges
+# checks its answers against the OpenAPI export too).
+"$harness" generate --world edges --out "$work/edge-fixtures" --quiet
+"$PYTHON" "$here/fixtures.py" "$harness" "$work/edge-fixtures" "$work" "$work/corpus/edge-fixtures.ndjson"
 echo "$(cat "$work"/corpus/*.ndjson | wc -l) documents"
 
 step "ajv: the same verdicts as harness validate"

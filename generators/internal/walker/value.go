@@ -47,6 +47,12 @@ func fld(name string, v Value) field { return field{name: name, val: v} }
 // uint64 is written in JSON.
 func Uint64Text(u uint64) Value { return u64str(u) }
 
+// Text returns a string value.
+func Text(s string) Value { return str(s) }
+
+// Number returns a JSON number value.
+func Number(i int64) Value { return num(i) }
+
 // Get returns the named property of an object value.
 func (v *Value) Get(name string) (*Value, bool) { return v.get(name) }
 

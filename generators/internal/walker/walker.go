@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/chaindata/harness/generators/edges"
 	"github.com/chaindata/harness/generators/internal/random"
 	"github.com/chaindata/harness/schemas"
 )
@@ -36,6 +37,16 @@ type Walker struct {
 	// the arena at their final size.
 	building [][]field
 	arena    arena
+
+	// edge, when set, steers every choice towards the edges no record
+	// holds yet (SteerEdges); field is then the label of the field whose
+	// value is being made, avoid the classes a repair forbids, and used
+	// the classes chosen since a repair last looked.
+	edge  *EdgeSteer
+	field string
+	avoid map[edges.Class]bool
+	used  []edges.Class
+	reuse bool // while a repair flips a rule: boundaries held before may be chosen again
 }
 
 // New returns a walker drawing from g, whose identifier formats name the
@@ -197,6 +208,11 @@ func Instance(name string, seed int64) ([]byte, error) {
 // gen makes a value for node n.
 func (c *Walker) gen(n *schemas.Node) (Value, error) {
 	p := c.nodePlanOf(n)
+	if c.edge != nil {
+		if v, ok, err := c.edgeGen(p); ok {
+			return v, err
+		}
+	}
 	switch p.kind {
 	case nodeDelegate:
 		return c.gen(p.target)
@@ -344,13 +360,13 @@ func planNode(n *schemas.Node) *nodePlan {
 // genAllOf makes a value for the first branch that also passes the others,
 // such as an enum with one value excluded.
 func (c *Walker) genAllOf(n *schemas.Node) (Value, error) {
-	cov := c.cov
-	defer func() { c.cov = cov }()
+	cov, edge := c.cov, c.edge
+	defer func() { c.cov, c.edge = cov, edge }()
 	for try := 0; try < 32; try++ {
 		if try > 0 {
 			// Coverage may keep steering to the excluded value; choose
 			// freely after a miss.
-			c.cov = nil
+			c.cov, c.edge = nil, nil
 		}
 		v, err := c.gen(n.AllOf[0])
 		if err != nil {
@@ -375,6 +391,20 @@ func (c *Walker) genArray(n *schemas.Node) (Value, error) {
 		hi = *n.MaxItems
 	}
 	count := int(c.g.Between(int64(lo), int64(hi)))
+	if c.edge != nil {
+		empty := edges.Key{Class: edges.EmptyArray, Field: c.field}
+		switch {
+		case (n.MinItems == nil || *n.MinItems == 0) && c.allowed(edges.EmptyArray) && c.edge.wanted(empty):
+			c.edge.pending[empty] = true
+			c.used = append(c.used, edges.EmptyArray)
+			count = 0
+		case n.Items != nil && c.edge.potential(n.Items, c.field+"[]") > 0:
+			count = max(hi, 1)
+		}
+		field := c.field
+		c.field += "[]"
+		defer func() { c.field = field }()
+	}
 	items := c.arena.fieldSlice(count)[:0]
 	c.depth++
 	defer func() { c.depth-- }()
@@ -396,7 +426,16 @@ func (c *Walker) genObject(n *schemas.Node, forced string) (Value, error) {
 
 func (c *Walker) genObjectByPlan(n *schemas.Node, plan *objectPlan, forced string) (Value, error) {
 	chosen := forced
-	if chosen == "" && len(plan.group) > 0 {
+	obj := ""
+	if c.edge != nil {
+		obj = objectLabel(n, c.field)
+		defer func(field string) { c.field = field }(c.field)
+	}
+	switch {
+	case chosen != "" || len(plan.group) == 0:
+	case c.edge != nil:
+		chosen = c.chooseEdgeBranch(n, plan, obj)
+	default:
 		chosen = c.chooseBranch(n, plan)
 	}
 	c.depth++
@@ -412,17 +451,24 @@ func (c *Walker) genObjectByPlan(n *schemas.Node, plan *objectPlan, forced strin
 	defer func() { c.building = c.building[:level] }()
 	for i := range plan.props {
 		p := &plan.props[i]
+		if c.edge != nil {
+			c.field = obj + "." + p.name
+		}
 		switch {
 		case p.inGroup:
 			if p.name != chosen {
 				continue
 			}
 		case p.required:
+		case c.edge != nil:
+			if !c.includeOptional(p, c.field) {
+				continue
+			}
 		case c.cov != nil:
 		case !c.g.Chance(p.chance):
 			continue
 		}
-		if p.opaque && !p.required && p.name != forced {
+		if p.opaque && !p.required && p.name != forced && (c.edge == nil || p.name != chosen) {
 			continue
 		}
 		pv, err := c.gen(p.schema)
@@ -438,10 +484,21 @@ func (c *Walker) genObjectByPlan(n *schemas.Node, plan *objectPlan, forced strin
 	*v = Value{kind: kObject, obj: c.arena.fieldSlice(len(fields))}
 	copy(v.obj, fields)
 	clear(fields) // no stale pointers kept alive in the buffer
-	if err := c.repair(n, v); err != nil {
-		return Value{}, err
+	if c.edge != nil {
+		c.field = obj
 	}
-	if plan.fixup != nil {
+	if err := c.repair(n, v); err != nil {
+		if c.edge == nil {
+			return Value{}, err
+		}
+		// The boundaries chosen break a rule no repair mends: the object
+		// is made again with typical values.
+		edge := c.edge
+		c.edge = nil
+		defer func() { c.edge = edge }()
+		return c.genObjectByPlan(n, plan, chosen)
+	}
+	if plan.fixup != nil && (c.edge == nil || edgeFixups[n.Name]) {
 		plan.fixup(c, v)
 	}
 	return *v, nil
@@ -465,6 +522,15 @@ func (c *Walker) repair(n *schemas.Node, v *Value) error {
 				continue
 			}
 			broken = true
+			if c.edge != nil {
+				ok, err := c.repairEdges(n, rule, want, v)
+				if err != nil {
+					return err
+				}
+				if ok {
+					continue
+				}
+			}
 			if err := c.fixRule(n, rule, want, v); err != nil {
 				return err
 			}
@@ -486,7 +552,12 @@ func (c *Walker) fixRule(n, rule, want *schemas.Node, v *Value) error {
 		if ps == nil {
 			continue
 		}
+		field := c.field
+		if c.edge != nil {
+			c.field = objectLabel(n, field) + "." + r
+		}
 		pv, err := c.gen(ps)
+		c.field = field
 		if err != nil {
 			return err
 		}
@@ -523,6 +594,9 @@ func (c *Walker) fixRule(n, rule, want *schemas.Node, v *Value) error {
 
 // chooseEnum picks an enum value, an unseen one first when covering.
 func (c *Walker) chooseEnum(n *schemas.Node) any {
+	if c.edge != nil {
+		return c.chooseEdgeEnum(n)
+	}
 	if c.cov != nil {
 		var unseen []any
 		for _, e := range n.Enum {
