@@ -118,6 +118,9 @@ func newer(a, b Key) int {
 type Row struct {
 	Key    Key
 	Cursor string
+	// Digest is the digest of the record's content (see digest.go): 0 when
+	// unknown.
+	Digest uint64
 	// Games: whether the game has individual and team entries, its teams
 	// and the parties in each role.
 	Individual, Team bool
@@ -295,6 +298,32 @@ type Page struct {
 	HasNext, HasPrev       bool
 	StartCursor, EndCursor string
 	// Edge cursors equal to the row's Cursor are the rows' own.
+
+	// nodes are the records' bytes in the body, one a row (nil when they
+	// could not be found).
+	nodes []node
+}
+
+// Node returns the bytes of row i's record in the answer's body (the node
+// of its edge, or the transaction), or nil when they are not known.
+func (p *Page) Node(i int) []byte {
+	if i < 0 || i >= len(p.nodes) {
+		return nil
+	}
+	return p.nodes[i].raw
+}
+
+// digest sets the rows' digests from the records found in the body, when
+// they are one a row.
+func (p *Page) digest(l Listing, body []byte) {
+	ns, ok := nodes(l, body)
+	if !ok || len(ns) != len(p.Rows) {
+		return
+	}
+	p.nodes = ns
+	for i := range p.Rows {
+		p.Rows[i].Digest = ns[i].digest
+	}
 }
 
 // connection is a paged answer's object: its edges, each node read as a
@@ -352,6 +381,7 @@ func Decode(l Listing, status int, body []byte) (*Page, error) {
 			}
 			p.Rows = append(p.Rows, r)
 		}
+		p.digest(l, body)
 		return p, nil
 	}
 	conn := f.Interface().(*connection)
@@ -364,6 +394,7 @@ func Decode(l Listing, status int, body []byte) (*Page, error) {
 	}
 	pi := conn.PageInfo
 	p.HasNext, p.HasPrev, p.StartCursor, p.EndCursor = pi.HasNextPage, pi.HasPreviousPage, pi.StartCursor, pi.EndCursor
+	p.digest(l, body)
 	return p, nil
 }
 
