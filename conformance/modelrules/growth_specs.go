@@ -155,7 +155,7 @@ func growthWalk(cfg config.Config, l model.Listing, r *growthResult) {
 			r.ex = ex
 			return nil, ex
 		}
-		p, err := model.Decode(l, ex.Status, ex.Body)
+		p, err := pageOf(l, ex)
 		if err != nil {
 			r.ex = ex
 			return nil, ex

@@ -34,6 +34,9 @@ func DeclareModelRules() {
 	for _, l := range []model.Listing{model.Games, model.Snapshots, model.Rotations, model.Transactions} {
 		describeGrowth(l)
 	}
+	for _, l := range modelListings {
+		describeObserved(l)
+	}
 }
 
 // maxModelProblems bounds the differences kept per rule; maxShrunk how
@@ -241,7 +244,7 @@ func (st *modelState) judgeAnswer(q url.Values, ex *client.Exchange, newest mode
 		return
 	}
 	want := st.m.Expect(q)
-	got, err := model.Decode(st.l, ex.Status, ex.Body)
+	got, err := pageOf(st.l, ex)
 	if err != nil {
 		st.add(modelKey{model.AspectRows, want.Level}, modelProblem{q: q, ex: ex,
 			d: model.Difference{Aspect: model.AspectRows, Level: want.Level, Detail: "the answer cannot be read: " + err.Error()}})
@@ -278,10 +281,11 @@ func (st *modelState) add(k modelKey, p modelProblem) {
 	t.problems = append(t.problems, p)
 }
 
-// trimmed keeps an exchange for a message without its whole body.
+// trimmed keeps an exchange for a message without its whole body (nor
+// the observer's reading of it).
 func trimmed(ex *client.Exchange) *client.Exchange {
 	c := *ex
-	c.Body = c.Body[:min(len(c.Body), 4096)]
+	c.Body, c.Decoded = c.Body[:min(len(c.Body), 4096)], nil
 	return &c
 }
 
@@ -298,7 +302,7 @@ func (st *modelState) shrinkProblems() {
 				if ex.Err != nil || ex.Refused {
 					return model.Difference{}, false
 				}
-				got, err := model.Decode(st.l, ex.Status, ex.Body)
+				got, err := pageOf(st.l, ex)
 				if err != nil {
 					return model.Difference{}, false
 				}
