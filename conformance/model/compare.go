@@ -198,3 +198,20 @@ func sortTies(ks []Key) []Key {
 	}
 	return out
 }
+
+// SameAnswer reports whether two answers of a listing say the same: the
+// status, each row (its key, cursor and content), the page's flags and its
+// start and end cursors.
+func SameAnswer(a, b *Page) bool {
+	if a.Status != b.Status || len(a.Rows) != len(b.Rows) || a.HasNext != b.HasNext || a.HasPrev != b.HasPrev ||
+		a.StartCursor != b.StartCursor || a.EndCursor != b.EndCursor {
+		return false
+	}
+	for i, r := range a.Rows {
+		o := b.Rows[i]
+		if r.Key != o.Key || r.Cursor != o.Cursor || r.Digest != o.Digest {
+			return false
+		}
+	}
+	return true
+}

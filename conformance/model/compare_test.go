@@ -392,3 +392,32 @@ func TestFit(t *testing.T) {
 		t.Errorf("fit of transactions: %s, want first=3 alone", Describe(got))
 	}
 }
+
+func TestSameAnswer(t *testing.T) {
+	base := func() *Page {
+		return &Page{Status: 200, Rows: []Row{{Key: Key{Num: 2}, Cursor: "a", Digest: 1}, {Key: Key{Num: 1}, Cursor: "b", Digest: 2}},
+			HasNext: true, StartCursor: "a", EndCursor: "b"}
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*Page)
+		same   bool
+	}{
+		{"the same", func(*Page) {}, true},
+		{"status", func(p *Page) { p.Status = 500 }, false},
+		{"a row less", func(p *Page) { p.Rows = p.Rows[:1] }, false},
+		{"a key", func(p *Page) { p.Rows[1].Key.Num = 0 }, false},
+		{"a cursor", func(p *Page) { p.Rows[0].Cursor = "x" }, false},
+		{"a content", func(p *Page) { p.Rows[1].Digest = 3 }, false},
+		{"hasNextPage", func(p *Page) { p.HasNext = false }, false},
+		{"hasPreviousPage", func(p *Page) { p.HasPrev = true }, false},
+		{"startCursor", func(p *Page) { p.StartCursor = "" }, false},
+		{"endCursor", func(p *Page) { p.EndCursor = "" }, false},
+	} {
+		a, b := base(), base()
+		tc.change(b)
+		if got := SameAnswer(a, b); got != tc.same {
+			t.Errorf("%s: SameAnswer %v, want %v", tc.name, got, tc.same)
+		}
+	}
+}

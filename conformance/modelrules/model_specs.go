@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -107,6 +108,36 @@ type modelProblem struct {
 	q, shrunk url.Values
 	d         model.Difference
 	ex        *client.Exchange
+	// first is the answer read (nil when it could not be), to set beside
+	// the answer to the same query asked again (again); repeat says how
+	// the two compare.
+	first  *model.Page
+	again  *client.Exchange
+	repeat repeat
+}
+
+// repeat is how a query that differed from the model answered when it was
+// asked again, before it was reported.
+type repeat int
+
+// The ways a query asked again answers.
+const (
+	notRepeated repeat = iota
+	// repeatedSame: the same answer (a deterministic failure).
+	repeatedSame
+	// repeatedOtherwise: another answer, or none (a flaky one).
+	repeatedOtherwise
+)
+
+// String says how the query answered when asked again, for a message.
+func (r repeat) String() string {
+	switch r {
+	case repeatedSame:
+		return "asked twice: the same answer"
+	case repeatedOtherwise:
+		return "asked twice: answered differently"
+	}
+	return ""
 }
 
 // modelTally is what one rule found over every answer.
@@ -228,6 +259,7 @@ func (st *modelState) setUp() {
 	for i, q := range st.queries {
 		st.judgeAnswer(q, answers[i], newest, held)
 	}
+	st.askAgain()
 	st.shrinkProblems()
 	cov := model.Cover(st.l, st.queries)
 	defer func() { st.coverage = *mr }()
@@ -259,7 +291,55 @@ func (st *modelState) judgeAnswer(q url.Values, ex *client.Exchange, newest mode
 		st.at(modelKey{a.Aspect, a.Level}).cases++
 	}
 	for _, d := range j.Differences {
-		st.add(modelKey{d.Aspect, d.Level}, modelProblem{q: q, d: d, ex: trimmed(ex)})
+		st.add(modelKey{d.Aspect, d.Level}, modelProblem{q: q, d: d, ex: trimmed(ex), first: got})
+	}
+}
+
+// askAgain asks each query of a problem kept for a report once more, before
+// it is reported, and says whether it answered the same (a deterministic
+// failure) or otherwise (a flaky one): both stay failures.
+func (st *modelState) askAgain() {
+	byQuery := map[string][]*modelProblem{}
+	for _, t := range st.tally {
+		for i := range t.problems {
+			p := &t.problems[i]
+			k := model.Canonical(p.q)
+			byQuery[k] = append(byQuery[k], p)
+		}
+	}
+	keys := slices.Sorted(maps.Keys(byQuery))
+	again := make([]*client.Exchange, len(keys))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(st.cfg.Concurrency, len(keys)) {
+		wg.Go(func() {
+			for i := range next {
+				again[i] = st.fetch(byQuery[keys[i]][0].q)
+			}
+		})
+	}
+	for i := range keys {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, k := range keys {
+		ex := again[i]
+		if ex.Refused {
+			continue // the deployment refused it: the first answer stands alone
+		}
+		for _, p := range byQuery[k] {
+			p.again, p.repeat = trimmed(ex), repeatedOtherwise
+			if ex.Err != nil {
+				continue
+			}
+			second, err := pageOf(st.l, ex)
+			switch {
+			case p.first == nil && err != nil && ex.Status == p.ex.Status,
+				p.first != nil && err == nil && model.SameAnswer(p.first, second):
+				p.repeat = repeatedSame
+			}
+		}
 	}
 }
 
@@ -356,9 +436,14 @@ func (st *modelState) judge(k modelKey) {
 			q = p.shrunk
 			from = fmt.Sprintf(" (shrunk from %s)", model.Describe(p.q))
 		}
-		v.Add(p.ex, "query %s%s: %s", model.Describe(q), from, p.d.Detail)
+		again := ""
+		if p.repeat != notRepeated {
+			again = " (" + p.repeat.String() + ")"
+		}
+		v.Add(p.ex, "query %s%s: %s%s", model.Describe(q), from, p.d.Detail, again)
 		failures = append(failures, report.ModelFailure{Rule: id, Aspect: string(k.a), Level: k.lvl.String(),
-			Query: model.Describe(p.q), Shrunk: describeOrEmpty(p.shrunk), Curl: p.ex.Curl(), Detail: p.d.Detail})
+			Query: model.Describe(p.q), Shrunk: describeOrEmpty(p.shrunk), Curl: p.ex.Curl(), Detail: p.d.Detail,
+			Repeated: p.repeat.String()})
 	}
 	if t.more > 0 {
 		v.Add(nil, "and %d more answers differed in this aspect", t.more)
