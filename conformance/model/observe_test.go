@@ -28,9 +28,9 @@ func at(n float64) time.Time {
 	return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(n * float64(time.Second)))
 }
 
-// answer makes an answer of the listing to query q, asked at sent and back
+// ans makes an answer of the listing to query q, asked at sent and back
 // 10 ms later.
-func answer(l Listing, q string, body []byte, sent float64) *Answer {
+func ans(l Listing, q string, body []byte, sent float64) *Answer {
 	v, err := url.ParseQuery(q)
 	if err != nil {
 		panic(err)
@@ -57,7 +57,7 @@ func TestObserverRemembersRows(t *testing.T) {
 		{"a=5", snapPage(snapNode(3, "ee"), snapNode(2, "aa")), 1},
 	}
 	for i, s := range steps {
-		if _, err := o.Observe(answer(Snapshots, s.q, s.body, float64(i))); err != nil {
+		if _, err := o.Observe(ans(Snapshots, s.q, s.body, float64(i))); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := o.Rewrites(Snapshots); len(got) != s.found {
@@ -97,7 +97,7 @@ func TestObserverBlamesTheFilteredAnswer(t *testing.T) {
 		o := NewObserver(ObserverOptions{})
 		for i, q := range tc.queries {
 			hash := []string{"a", "b"}[i%2]
-			o.Observe(answer(Rotations, q, []byte(`{"keyRotations":{"edges":[{"node":{"blockHeight":"1","nodeId":"n","hash":"`+hash+`"}}]}}`), float64(i)))
+			o.Observe(ans(Rotations, q, []byte(`{"keyRotations":{"edges":[{"node":{"blockHeight":"1","nodeId":"n","hash":"`+hash+`"}}]}}`), float64(i)))
 		}
 		got, _ := o.Rewrites(Rotations)
 		if len(got) != tc.rewrites || got[0].Blamed != "http://x"+Rotations.Path()+"?"+tc.blamed || got[0].Reference != "http://x"+Rotations.Path()+"?"+tc.ref {
@@ -107,9 +107,9 @@ func TestObserverBlamesTheFilteredAnswer(t *testing.T) {
 	// A filtered answer's content then an unfiltered one's: the detail goes
 	// from the unfiltered content to the filtered.
 	o := NewObserver(ObserverOptions{})
-	o.Observe(answer(Transactions, "parties=p", []byte(`{"transactions":[{"block":"1","index":0,"code":1}]}`), 0))
-	o.Observe(answer(Transactions, "first=1", []byte(`{"transactions":[{"block":"1","index":0,"code":0}]}`), 1))
-	o.Observe(answer(Transactions, "parties=q", []byte(`{"transactions":[{"block":"1","index":0,"code":0}]}`), 2))
+	o.Observe(ans(Transactions, "parties=p", []byte(`{"transactions":[{"block":"1","index":0,"code":1}]}`), 0))
+	o.Observe(ans(Transactions, "first=1", []byte(`{"transactions":[{"block":"1","index":0,"code":0}]}`), 1))
+	o.Observe(ans(Transactions, "parties=q", []byte(`{"transactions":[{"block":"1","index":0,"code":0}]}`), 2))
 	got, _ := o.Rewrites(Transactions)
 	if len(got) != 1 || got[0].Detail != "code: 0 before, 1 now" || !strings.HasSuffix(got[0].Blamed, "parties=p") {
 		t.Errorf("%+v, want the filtered answer blamed, code 0 before (the reference) and 1 now", got)
@@ -123,7 +123,7 @@ func TestObserverMemoryIsBounded(t *testing.T) {
 		snapPage(first, snapNode(2, "bb")),
 		snapPage(snapNode(1, "xx"), snapNode(2, "yy")),
 	} {
-		o.Observe(answer(Snapshots, fmt.Sprint("n=", i), body, float64(i)))
+		o.Observe(ans(Snapshots, fmt.Sprint("n=", i), body, float64(i)))
 	}
 	got, _ := o.Rewrites(Snapshots)
 	if len(got) != 2 || got[0].Detail != `blockHash: "aa" before, "xx" now` || !strings.Contains(got[1].Detail, "not kept") {
@@ -138,8 +138,8 @@ func TestObserverMemoryIsBounded(t *testing.T) {
 	for h := range maxFindings + 3 {
 		a, b = append(a, snapNode(h+1, "a")), append(b, snapNode(h+1, "b"))
 	}
-	o.Observe(answer(Snapshots, "n=1", snapPage(a...), 0))
-	o.Observe(answer(Snapshots, "n=2", snapPage(b...), 1))
+	o.Observe(ans(Snapshots, "n=1", snapPage(a...), 0))
+	o.Observe(ans(Snapshots, "n=2", snapPage(b...), 1))
 	if got, more := o.Rewrites(Snapshots); len(got) != maxFindings || more != 3 {
 		t.Errorf("%d rewrites kept, %d more; want %d and 3", len(got), more, maxFindings)
 	}
@@ -147,12 +147,12 @@ func TestObserverMemoryIsBounded(t *testing.T) {
 
 func TestObserverReadsOnlyWholeAnswers(t *testing.T) {
 	o := NewObserver(ObserverOptions{})
-	a := answer(Snapshots, "", []byte(`{"code":3}`), 0)
+	a := ans(Snapshots, "", []byte(`{"code":3}`), 0)
 	a.Status = 400
 	if p, err := o.Observe(a); p != nil || err != nil {
 		t.Errorf("a 400: %v %v", p, err)
 	}
-	a = answer(Snapshots, "", []byte(`{"coreSnapshots":`), 0)
+	a = ans(Snapshots, "", []byte(`{"coreSnapshots":`), 0)
 	if p, err := o.Observe(a); p != nil || err == nil {
 		t.Errorf("a cut 200: %v %v", p, err)
 	}
@@ -219,7 +219,7 @@ func TestObserverTracksHeads(t *testing.T) {
 	} {
 		o := NewObserver(ObserverOptions{})
 		for _, s := range tc.steps {
-			a := answer(s.l, s.q, s.body, s.sent)
+			a := ans(s.l, s.q, s.body, s.sent)
 			if s.height != "" {
 				a.Header.Set("X-Block-Height", s.height)
 			}
@@ -283,8 +283,8 @@ func (r *rowRecorder) Check(rc RowContext) {
 func TestObserverHandsEveryRowToTheRelations(t *testing.T) {
 	rec := &rowRecorder{}
 	o := NewObserver(ObserverOptions{Relations: rec})
-	o.Observe(answer(Snapshots, "a=1", snapPage(snapNode(2, "a"), snapNode(1, "b")), 0))
-	o.Observe(answer(Snapshots, "a=2", snapPage(), 1))
+	o.Observe(ans(Snapshots, "a=1", snapPage(snapNode(2, "a"), snapNode(1, "b")), 0))
+	o.Observe(ans(Snapshots, "a=2", snapPage(), 1))
 	want := []string{
 		`a=1 2 0 ` + snapNode(2, "a") + ` 2`,
 		`a=1 1 1 ` + snapNode(1, "b") + ` 1`,
@@ -300,7 +300,7 @@ func TestObserverIsSafeForConcurrentUse(t *testing.T) {
 	for g := range 4 {
 		wg.Go(func() {
 			for i := range 50 {
-				a := answer(Snapshots, fmt.Sprintf("g=%d&i=%d", g, i), snapPage(snapNode(i+1, "a")), float64(i))
+				a := ans(Snapshots, fmt.Sprintf("g=%d&i=%d", g, i), snapPage(snapNode(i+1, "a")), float64(i))
 				a.Header.Set("X-Block-Height", fmt.Sprint(i))
 				o.Observe(a)
 			}

@@ -114,6 +114,12 @@ type modelProblem struct {
 	first  *model.Page
 	again  *client.Exchange
 	repeat repeat
+	// check, for a problem the model's walks found, judges an answer for
+	// it in place of the oracle (the model does not hold what the answer
+	// should be); nil when the oracle judges.
+	check func(url.Values, *model.Page) (model.Difference, bool)
+	// walk is set on a problem the model's walks found.
+	walk bool
 }
 
 // repeat is how a query that differed from the model answered when it was
@@ -160,6 +166,16 @@ type modelState struct {
 	tally   map[modelKey]*modelTally
 	// coverage is what the listing's report says, without failures.
 	coverage report.ModelReport
+	// recent are the exchanges of the model's walks, by query, while it
+	// is built: the last few, for the problems the walks find.
+	recentMu sync.Mutex
+	recent   []recentAnswer
+}
+
+// recentAnswer is an exchange of the model's walks and its answer read.
+type recentAnswer struct {
+	ex   *client.Exchange
+	page *model.Page
 }
 
 // entryModel is the report entry of a model rule: its listing's coverage
@@ -215,12 +231,57 @@ func (st *modelState) fetch(q url.Values) *client.Exchange {
 	return st.c.Fetch(http.MethodGet, st.base(), st.l.Path(), q)
 }
 
-func (st *modelState) modelFetch(_ context.Context, l model.Listing, q url.Values) (int, []byte, error) {
+// modelPages asks for the model's walks, reading each answer once (the
+// observer's reading when it made one), and keeps the last few exchanges
+// for the problems the walks find.
+func (st *modelState) modelPages(_ context.Context, l model.Listing, q url.Values) (int, *model.Page, error, error) {
 	ex := st.fetch(q)
 	if ex.Refused {
 		st.errEx = ex
 	}
-	return ex.Status, ex.Body, ex.Err
+	if ex.Err != nil {
+		return 0, nil, nil, ex.Err
+	}
+	p, err := pageOf(l, ex)
+	st.recentMu.Lock()
+	st.recent = append(st.recent, recentAnswer{trimmed(ex), p})
+	if len(st.recent) > maxRecent {
+		st.recent = st.recent[len(st.recent)-maxRecent:]
+	}
+	st.recentMu.Unlock()
+	return ex.Status, p, err, nil
+}
+
+// maxRecent is how many exchanges of the model's walks are kept for their
+// problems: a problem is of the page just read or the one before it.
+const maxRecent = 8
+
+// recentOf returns the recent answer of the model's walks to q.
+func (st *modelState) recentOf(q url.Values) (recentAnswer, bool) {
+	st.recentMu.Lock()
+	defer st.recentMu.Unlock()
+	want := st.base() + st.l.Path()
+	if enc := q.Encode(); enc != "" {
+		want += "?" + enc
+	}
+	for i := len(st.recent) - 1; i >= 0; i-- {
+		if st.recent[i].ex.URL == want {
+			return st.recent[i], true
+		}
+	}
+	return recentAnswer{}, false
+}
+
+// walkProblem takes a problem the model's walks found as a failure of its
+// rule, with the exchange that showed it.
+func (st *modelState) walkProblem(p model.Problem) {
+	r, ok := st.recentOf(p.Query)
+	if !ok {
+		r.ex = &client.Exchange{Method: http.MethodGet, URL: st.base() + st.l.Path() + "?" + p.Query.Encode()}
+	}
+	k := modelKey{p.Difference.Aspect, p.Difference.Level}
+	st.at(k).cases++
+	st.add(k, modelProblem{q: p.Query, d: p.Difference, ex: r.ex, first: r.page, check: p.Check, walk: true})
 }
 
 // setUp builds the model, asks every generated query, and judges every
@@ -231,7 +292,9 @@ func (st *modelState) setUp() {
 	st.tally = map[modelKey]*modelTally{}
 	startGrowthWalks()
 	ctx := client.Current().Ctx
-	st.m, st.err = model.Build(ctx, st.modelFetch, st.l, model.Options{MaxRows: st.cfg.MaxRows, PageSize: st.cfg.PageSize})
+	st.m, st.err = model.Build(ctx, nil, st.l, model.Options{MaxRows: st.cfg.MaxRows, PageSize: st.cfg.PageSize,
+		Pages: st.modelPages, Problem: st.walkProblem})
+	st.recent = nil
 	mr := &report.ModelReport{Listing: st.l.String(), Seed: st.cfg.Seed}
 	defer func() { setModelReport(mr) }()
 	if st.err != nil {
@@ -254,7 +317,7 @@ func (st *modelState) setUp() {
 	}
 	close(next)
 	wg.Wait()
-	st.grew, _ = model.Grew(ctx, st.modelFetch, st.m)
+	st.grew, _ = model.GrewPage(ctx, st.modelPages, st.m)
 	newest, held := st.m.Newest()
 	for i, q := range st.queries {
 		st.judgeAnswer(q, answers[i], newest, held)
@@ -389,6 +452,13 @@ func (st *modelState) shrinkProblems() {
 				var pin *model.Key
 				if held {
 					pin = &newest
+				}
+				if p.check != nil {
+					d, ok := p.check(q, got)
+					if ok {
+						last = ex
+					}
+					return d, ok
 				}
 				for _, d := range model.Compare(st.l, st.m.Expect(q), got, pin, st.grew).Differences {
 					if d.Aspect == p.d.Aspect && d.Level == p.d.Level {

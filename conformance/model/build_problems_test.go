@@ -1,0 +1,514 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// reply is a fake server's answer to one query: the rows, flags and status
+// a hook may change.
+type reply struct {
+	status     int
+	rows       []Row
+	next, prev bool
+}
+
+// faulty answers as the truth says, through hook, which may change any
+// answer (a server with one defect). asked lists the queries.
+func faulty(truth *Model, asked *[]string, hook func(q url.Values, r *reply)) Fetch {
+	return func(_ context.Context, l Listing, q url.Values) (int, []byte, error) {
+		*asked = append(*asked, Describe(q))
+		e := truth.Expect(q)
+		if !e.Known && e.Status == 200 {
+			return 0, nil, fmt.Errorf("the truth cannot answer %s", Describe(q))
+		}
+		r := reply{status: e.Status, rows: slices.Clone(e.Rows), next: e.HasNext == True, prev: e.HasPrev == True}
+		if hook != nil {
+			hook(q, &r)
+		}
+		if r.status != 200 {
+			return r.status, []byte(`{"code":3,"message":"no","details":[]}`), nil
+		}
+		return 200, encode(l, r.rows, r.next, r.prev), nil
+	}
+}
+
+// answerOf is the truth's answer to a query through hook, read.
+func answerOf(t *testing.T, truth *Model, l Listing, q url.Values, hook func(url.Values, *reply)) *Page {
+	t.Helper()
+	var asked []string
+	status, body, err := faulty(truth, &asked, hook)(context.Background(), l, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Decode(l, status, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// after reports whether q pages after cursor c (newest first unless asc).
+func after(q url.Values, c string, asc bool) bool {
+	return q.Get(pAfter) == c && (q.Get(pNewest) == "false") == asc
+}
+
+func TestBuildFindsProblemsInItsWalks(t *testing.T) {
+	truth := New(Snapshots, DefaultLimits, snapRows(30), nil, true)
+	for _, tc := range []struct {
+		name string
+		hook func(q url.Values, r *reply)
+		// the problem wanted: its aspect and query, and words of its detail
+		aspect Aspect
+		query  string
+		detail string
+		// whether the model is still whole, with every row
+		whole bool
+	}{
+		{"a page repeats a row", func(q url.Values, r *reply) {
+			if after(q, "c21==", false) {
+				r.rows = append(snaps(21), r.rows...)
+			}
+		}, AspectRows, "pagination.after=c21== pagination.first=5", "came before", true},
+		{"rows out of order", func(q url.Values, r *reply) {
+			if after(q, "c26==", false) {
+				r.rows[0], r.rows[1] = r.rows[1], r.rows[0]
+			}
+		}, AspectRows, "pagination.after=c26== pagination.first=5", "out of order", true},
+		{"hasNextPage false before the end", func(q url.Values, r *reply) {
+			if after(q, "c21==", false) && q.Get(pFirst) == "5" {
+				r.next = false
+			}
+		}, AspectNext, "pagination.after=c21== pagination.first=5", "ends the walk early", true},
+		{"hasNextPage true on the last page", func(q url.Values, r *reply) {
+			if after(q, "c6==", false) {
+				r.next = true
+			}
+		}, AspectNext, "pagination.after=c6== pagination.first=5", "want hasNextPage false", true},
+		{"hasPreviousPage false after a cursor", func(q url.Values, r *reply) {
+			if after(q, "c26==", false) {
+				r.prev = false
+			}
+		}, AspectPrev, "pagination.after=c26== pagination.first=5", "want hasPreviousPage true", true},
+		{"hasPreviousPage true on the first page", func(q url.Values, r *reply) {
+			if !q.Has(pAfter) && q.Get(pFirst) == "5" && !q.Has(pNewest) {
+				r.prev = true
+			}
+		}, AspectPrev, "pagination.first=5", "want hasPreviousPage false", true},
+		{"a page answers 500", func(q url.Values, r *reply) {
+			if after(q, "c16==", false) {
+				r.status = 500
+			}
+		}, AspectStatus, "pagination.after=c16== pagination.first=5", "got HTTP 500", true},
+		{"oldest first only", func(q url.Values, r *reply) {
+			if after(q, "c10==", true) {
+				r.prev = false
+			}
+		}, AspectPrev, "pagination.after=c10== pagination.first=5 pagination.newestFirst=false", "want hasPreviousPage true", true},
+		{"a row lost newest first", func(q url.Values, r *reply) {
+			if after(q, "c21==", false) {
+				r.rows = r.rows[1:] // 20 is lost
+			}
+		}, AspectRows, "pagination.after=c21== pagination.first=5", "20 is missing", true},
+		{"a row lost oldest first", func(q url.Values, r *reply) {
+			if after(q, "c10==", true) {
+				r.rows = r.rows[1:] // 11 is lost
+			}
+		}, AspectRows, "pagination.after=c10== pagination.first=5 pagination.newestFirst=false", "11 is missing", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked []string
+			var problems []Problem
+			m, err := Build(context.Background(), faulty(truth, &asked, tc.hook), Snapshots, Options{PageSize: 5, Problem: func(p Problem) { problems = append(problems, p) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(problems) != 1 {
+				t.Fatalf("%d problems, want 1: %+v\nasked %v", len(problems), problems, asked)
+			}
+			p := problems[0]
+			if p.Difference.Aspect != tc.aspect || p.Difference.Level != Must || Describe(p.Query) != tc.query || !strings.Contains(p.Difference.Detail, tc.detail) {
+				t.Errorf("problem %s %s at %q: %s; want %s at %q with %q", p.Difference.Aspect, p.Difference.Level, Describe(p.Query), p.Difference.Detail, tc.aspect, tc.query, tc.detail)
+			}
+			if m.Whole() != tc.whole || len(m.Rows()) != 30 {
+				t.Errorf("whole %v with %d rows, want %v with 30", m.Whole(), len(m.Rows()), tc.whole)
+			}
+			// The problem's check finds it in the answer to its query, and
+			// not in the truth's.
+			if p.Check != nil {
+				if _, differs := p.Check(p.Query, answerOf(t, truth, Snapshots, p.Query, tc.hook)); !differs {
+					t.Errorf("the check does not find the problem in the answer to its query")
+				}
+				if d, differs := p.Check(p.Query, answerOf(t, truth, Snapshots, p.Query, nil)); differs {
+					t.Errorf("the check finds %s in the truth's answer", d.Detail)
+				}
+			} else if tc.aspect != AspectStatus {
+				t.Errorf("no check")
+			}
+			// Every answer the model can tell is the truth's.
+			for _, qq := range Generate(m, 3, 200) {
+				e := m.Expect(qq)
+				w := truth.Expect(qq)
+				if e.Known && (e.Status != w.Status || !slices.Equal(keys(e.Rows), keys(w.Rows))) {
+					t.Errorf("%s: model %d %v, truth %d %v", Describe(qq), e.Status, heights(e.Rows), w.Status, heights(w.Rows))
+				}
+			}
+		})
+	}
+}
+
+// TestBuildKeepsWhatItCanTrust checks a walk that breaks on a listing too
+// large for the walk oldest first to reach the break: the rows before the
+// problem are held, the rest unknown, and the model judges no answer that
+// depends on them.
+func TestBuildKeepsWhatItCanTrust(t *testing.T) {
+	truth := New(Snapshots, DefaultLimits, snapRows(60), nil, true)
+	var asked []string
+	var problems []Problem
+	hook := func(q url.Values, r *reply) {
+		if after(q, "c51==", false) {
+			r.rows = append(snaps(52), r.rows...)
+		}
+	}
+	m, err := Build(context.Background(), faulty(truth, &asked, hook), Snapshots, Options{PageSize: 5, MaxRows: 40, Problem: func(p Problem) { problems = append(problems, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 1 || m.Whole() || !slices.Equal(heights(m.head), []uint64{60, 59, 58, 57, 56, 55, 54, 53, 52, 51}) || len(m.tail) != 20 || len(m.windows) != 0 {
+		t.Fatalf("%d problems; head %v, %d tail rows, %d windows", len(problems), heights(m.head), len(m.tail), len(m.windows))
+	}
+	if e := m.Expect(q(pFirst, "5", pAfter, "c51==")); e.Known {
+		t.Errorf("the page after the problem is judged: %v", heights(e.Rows))
+	}
+	if e := m.Expect(q(pFirst, "4", pAfter, "c55==")); !e.Known || !slices.Equal(heights(e.Rows), []uint64{54, 53, 52, 51}) {
+		t.Errorf("a page before the problem: known %v %v", e.Known, heights(e.Rows))
+	}
+}
+
+func TestBuildTransactionsFindsProblems(t *testing.T) {
+	var rows []Row
+	for b := 20; b > 0; b-- {
+		rows = append(rows, txRows(fmt.Sprintf("%d.1 A p", b), fmt.Sprintf("%d.0 B p", b))...)
+	}
+	truth := New(Transactions, DefaultLimits, rows, nil, true)
+	for _, tc := range []struct {
+		name   string
+		hook   func(q url.Values, r *reply)
+		aspect Aspect
+		query  string
+		rows   int
+		whole  bool
+	}{
+		{"a page repeats a row", func(q url.Values, r *reply) {
+			if q.Get("before") == "16.0" {
+				r.rows = append(txRows("16.0 B p"), r.rows...)
+			}
+		}, AspectRows, "before=16.0 last=5", 15, false},
+		{"a page short of its count", func(q url.Values, r *reply) {
+			if q.Get("before") == "16.0" && q.Get("last") == "5" {
+				r.rows = r.rows[:2]
+			}
+		}, AspectSize, "before=16.0 last=5", 40, true},
+		{"rows out of order", func(q url.Values, r *reply) {
+			if q.Get("before") == "18.1" {
+				slices.Reverse(r.rows)
+			}
+		}, AspectRows, "before=18.1 last=5", 10, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked []string
+			var problems []Problem
+			m, err := Build(context.Background(), faulty(truth, &asked, tc.hook), Transactions, Options{PageSize: 5, MaxRows: 200, Problem: func(p Problem) { problems = append(problems, p) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(problems) != 1 || problems[0].Difference.Aspect != tc.aspect || Describe(problems[0].Query) != tc.query {
+				t.Fatalf("problems %+v, want one %s at %q\nasked %v", problems, tc.aspect, tc.query, asked)
+			}
+			if len(m.Rows()) != tc.rows || m.Whole() != tc.whole {
+				t.Errorf("%d rows, whole %v; want %d, %v", len(m.Rows()), m.Whole(), tc.rows, tc.whole)
+			}
+		})
+	}
+}
+
+// gameRows are two games an epoch, a and b, of epochs from to to, newest
+// first.
+func gameRows(from, to uint64) []Row {
+	var rows []Row
+	for e := to; ; e-- {
+		rows = append(rows, game(e, "a", individual("pa")), game(e, "b", individual("pb")))
+		if e == from {
+			return rows
+		}
+	}
+}
+
+func TestBuildGamesBlamesTheWindows(t *testing.T) {
+	truth := gamesModel([]Span{{0, 100}}, 100, gameRows(0, 100)...)
+	for _, tc := range []struct {
+		name     string
+		hook     func(q url.Values, r *reply)
+		problems []string // the queries of the problems
+		spans    []Span
+	}{
+		{"a window drops a game the unfiltered walk holds", func(q url.Values, r *reply) {
+			if q.Has("epochFrom") || q.Has("epochTo") {
+				r.rows = slices.DeleteFunc(r.rows, func(r Row) bool { return r.Key == Key{Num: 73, Str: "b"} })
+			}
+		}, []string{"epochFrom=46 epochTo=75 pagination.first=10"}, []Span{{71, 100}}},
+		{"a window drops a game deeper", func(q url.Values, r *reply) {
+			if q.Has("epochFrom") || q.Has("epochTo") {
+				r.rows = slices.DeleteFunc(r.rows, func(r Row) bool { return r.Key == Key{Num: 50, Str: "b"} })
+			}
+		}, nil, []Span{{0, 100}}},
+		{"the default window spans 31 epochs", func(q url.Values, r *reply) {
+			if !q.Has("epochFrom") && !q.Has("epochTo") && q.Get(pFirst) == "10" && q.Get(pAfter) == "g76b=" {
+				r.rows = append(r.rows, game(70, "a", individual("pa")))
+			}
+		}, []string{"pagination.after=g76b= pagination.first=10"}, []Span{{0, 100}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked []string
+			var problems []string
+			m, err := Build(context.Background(), faulty(truth, &asked, tc.hook), Games, Options{PageSize: 10, Problem: func(p Problem) { problems = append(problems, Describe(p.Query)) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(problems, tc.problems) || !slices.Equal(m.Spans(), tc.spans) {
+				t.Fatalf("problems %q, spans %v; want %q, %v", problems, m.Spans(), tc.problems, tc.spans)
+			}
+			// No unfiltered answer is blamed: the model agrees with the
+			// truth on every query without an epoch.
+			for _, qq := range Generate(m, 4, 300) {
+				if qq.Has("epochFrom") || qq.Has("epochTo") || qq.Has("epoch_from") || qq.Has("epoch_to") {
+					continue
+				}
+				if e, w := m.Expect(qq), truth.Expect(qq); e.Known && !slices.Equal(keys(e.Rows), keys(w.Rows)) {
+					t.Errorf("%s: model %v, truth %v", Describe(qq), keys(e.Rows), keys(w.Rows))
+				}
+			}
+		})
+	}
+}
+
+func TestBuildGamesDerivesDeeperEpochs(t *testing.T) {
+	truth := gamesModel([]Span{{0, 100}}, 100, gameRows(0, 100)...)
+	var asked []string
+	m, err := Build(context.Background(), faulty(truth, &asked, nil), Games, Options{PageSize: 10, MaxRows: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The unfiltered 30 epochs, and windows of 30 epochs each 5 into the
+	// epochs held: 25 more each until half the bound (150 games).
+	if !slices.Equal(m.Spans(), []Span{{21, 100}}) || !slices.Equal(m.Derived(), []Span{{21, 70}}) {
+		t.Errorf("spans %v derived %v", m.Spans(), m.Derived())
+	}
+	for _, want := range []string{"epochFrom=46 epochTo=75 pagination.first=10", "epochFrom=21 epochTo=50 pagination.first=10"} {
+		if !slices.Contains(asked, want) {
+			t.Errorf("did not ask %q: %v", want, asked)
+		}
+	}
+	for _, a := range asked {
+		if strings.Contains(a, "epochFrom=0 ") {
+			t.Errorf("asked %s: the model no longer reads from epoch 0 up", a)
+		}
+	}
+}
+
+// TestBuildLearnsTheOrder builds models of listings whose ties (and network
+// parameters) are in other orders than docs/behaviour.md's, newest first
+// and oldest first: the model takes each from its walks, and tells pages
+// that cut through ties as the deployment would.
+func TestBuildLearnsTheOrder(t *testing.T) {
+	// Rotations of each block with node IDs z, a, m newest first, and
+	// oldest first m, z, a (not the reverse).
+	var desc, ascRows []Row
+	for b := uint64(8); b >= 1; b-- {
+		for _, n := range []string{"z", "a", "m"} {
+			desc = append(desc, Row{Key: Key{b, n, 0}, Cursor: fmt.Sprintf("r%d%s=", b, n)})
+		}
+	}
+	for b := uint64(1); b <= 8; b++ {
+		for _, n := range []string{"m", "z", "a"} {
+			ascRows = append(ascRows, Row{Key: Key{b, n, 0}, Cursor: fmt.Sprintf("r%d%s=", b, n)})
+		}
+	}
+	newest := New(Rotations, DefaultLimits, desc, nil, true)
+	oldestRev := slices.Clone(ascRows)
+	slices.Reverse(oldestRev)
+	oldest := New(Rotations, DefaultLimits, oldestRev, nil, true)
+	var asked []string
+	fetch := faulty(newest, &asked, func(q url.Values, r *reply) {
+		if q.Get(pNewest) == "false" {
+			e := oldest.Expect(q)
+			r.rows, r.next, r.prev = e.Rows, e.HasNext == True, e.HasPrev == True
+		}
+	})
+	m, err := Build(context.Background(), fetch, Rotations, Options{PageSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		q    url.Values
+		want string
+	}{
+		{q(pFirst, "2"), "[8/z 8/a]"},
+		{q(pFirst, "2", pAfter, "r8a="), "[8/m 7/z]"},
+		{q(pFirst, "2", pNewest, "false"), "[1/m 1/z]"},
+		{q(pFirst, "2", pNewest, "false", pAfter, "r1z="), "[1/a 2/m]"},
+		{q(pLast, "1", pBefore, "r7z="), "[8/m]"},
+	} {
+		e := m.Expect(tc.q)
+		if got := fmt.Sprint(keys(e.Rows)); !e.Known || got != tc.want || e.LooseTies {
+			t.Errorf("%s: known %v %s (loose %v), want %s", Describe(tc.q), e.Known, got, e.LooseTies, tc.want)
+		}
+		// The deployment's own answer passes at MUST, and fails the
+		// SHOULD order of ties.
+		var a []string
+		p := answerOf(t, newest, Rotations, tc.q, func(q url.Values, r *reply) {
+			if q.Get(pNewest) == "false" {
+				e := oldest.Expect(q)
+				r.rows, r.next, r.prev = e.Rows, e.HasNext == True, e.HasPrev == True
+			}
+		})
+		_ = a
+		for _, d := range Compare(Rotations, e, p, nil, false).Differences {
+			if d.Level == Must {
+				t.Errorf("%s: %s %s", Describe(tc.q), d.Aspect, d.Detail)
+			}
+		}
+	}
+	// Network parameters in another order than by key, the same either way.
+	params := []Row{{Key: Key{Str: "b"}, Cursor: "Yg=="}, {Key: Key{Str: "c"}, Cursor: "Yw=="}, {Key: Key{Str: "a"}, Cursor: "YQ=="}}
+	ptruth := New(Parameters, DefaultLimits, params, nil, true)
+	pm, err := Build(context.Background(), faulty(ptruth, &asked, nil), Parameters, Options{PageSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, qq := range []url.Values{q(pFirst, "2"), q(pFirst, "3", pNewest, "false"), q(pFirst, "2", pAfter, "Yg==")} {
+		e := pm.Expect(qq)
+		w := ptruth.Expect(qq)
+		if !e.Known || !slices.Equal(keys(e.Rows), keys(w.Rows)) {
+			t.Errorf("parameters %s: %v, want %v", Describe(qq), keys(e.Rows), keys(w.Rows))
+		}
+		sorted := slices.IsSortedFunc(w.Rows, func(a, b Row) int { return strings.Compare(a.Key.Str, b.Key.Str) })
+		if d := tieOrder(Parameters, keys(w.Rows), e.Asc); (d == "") != sorted {
+			t.Errorf("parameters %s: %v passes the SHOULD key order", Describe(qq), keys(w.Rows))
+		}
+	}
+}
+
+// TestBuildHoldsWindowsDeepInside builds a listing larger than the model
+// holds: hops of the largest page reach deep inside it, and the model holds
+// a window at each, judged like the rest.
+func TestBuildHoldsWindowsDeepInside(t *testing.T) {
+	truth := New(Snapshots, Limits{DefaultPage: 100, MaxPage: 300, TxDefault: 50}, snapRows(2000), nil, true)
+	var asked []string
+	m, err := Build(context.Background(), faulty(truth, &asked, nil), Snapshots, Options{PageSize: 10, MaxRows: 200, Limits: truth.Limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var firsts []uint64
+	for _, w := range m.Windows() {
+		if len(w) != 20 {
+			t.Errorf("a window of %d rows, want 20", len(w))
+		}
+		firsts = append(firsts, w[0].Key.Num)
+	}
+	// The head ends at 1901; each hop of 300 ends 300 deeper, and its last
+	// 20 rows are held.
+	if !slices.Equal(firsts, []uint64{1620, 1320, 1020}) {
+		t.Errorf("windows start at %v", firsts)
+	}
+	if len(m.Ends()) != 8 {
+		t.Errorf("%d rows beside the gaps, want 8", len(m.Ends()))
+	}
+	judged := 0
+	for _, qq := range Generate(m, 1, 400) {
+		e := m.Expect(qq)
+		if !e.Known {
+			continue
+		}
+		w := truth.Expect(qq)
+		if e.Status != w.Status || !slices.Equal(keys(e.Rows), keys(w.Rows)) || e.HasNext != Unknown && e.HasNext != w.HasNext || e.HasPrev != Unknown && e.HasPrev != w.HasPrev {
+			t.Errorf("%s: model %d %v %s %s, truth %d %v %s %s", Describe(qq), e.Status, heights(e.Rows), e.HasNext, e.HasPrev, w.Status, heights(w.Rows), w.HasNext, w.HasPrev)
+		}
+		for _, r := range e.Rows {
+			if r.Key.Num > 1000 && r.Key.Num <= 1620 {
+				judged++
+				break
+			}
+		}
+	}
+	if e := m.Expect(q(pFirst, "5", pAfter, "c1610==")); !e.Known || !slices.Equal(heights(e.Rows), []uint64{1609, 1608, 1607, 1606, 1605}) {
+		t.Errorf("a page inside a window: %v %v", e.Known, heights(e.Rows))
+	}
+	if e := m.Expect(q(pFirst, "5", pAfter, "c1603==")); e.Known {
+		t.Errorf("a page that reaches past a window is judged: %v", heights(e.Rows))
+	}
+	t.Logf("%d generated answers judged deep inside", judged)
+	// A deployment whose largest page is smaller: the hops take the
+	// largest it accepts.
+	small := faulty(truth, &asked, func(q url.Values, r *reply) {
+		if q.Get(pFirst) == "300" {
+			r.status = 400
+		}
+	})
+	asked = nil
+	m, err = Build(context.Background(), small, Snapshots, Options{PageSize: 10, MaxRows: 200, Limits: truth.Limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws := m.Windows(); len(ws) != 3 || ws[0][0].Key.Num != 1860 {
+		t.Errorf("with pages of at most 60: %d windows, asked %v", len(ws), asked)
+	}
+}
+
+func TestBuildTransactionWindows(t *testing.T) {
+	var rows []Row
+	for b := 1000; b > 0; b-- {
+		rows = append(rows, txRows(fmt.Sprintf("%d.1 A p", b), fmt.Sprintf("%d.0 B p", b))...)
+	}
+	truth := New(Transactions, DefaultLimits, rows, nil, true)
+	var asked []string
+	m, err := Build(context.Background(), faulty(truth, &asked, nil), Transactions, Options{PageSize: 10, MaxRows: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tops []string
+	for _, w := range m.Windows() {
+		tops = append(tops, w[0].Key.String())
+	}
+	// The head ends at block 976, the tail starts at 5: windows at blocks
+	// 733, 490, 247, the 20 transactions just older than each.
+	if fmt.Sprint(tops) != "[732.1 489.1 246.1]" {
+		t.Errorf("windows start at %v", tops)
+	}
+	for _, qq := range Generate(m, 2, 300) {
+		e := m.Expect(qq)
+		if !e.Known {
+			continue
+		}
+		if w := truth.Expect(qq); e.Status != w.Status || !slices.Equal(keys(e.Rows), keys(w.Rows)) {
+			t.Errorf("%s: model %d %v, truth %d %v", Describe(qq), e.Status, keys(e.Rows), w.Status, keys(w.Rows))
+		}
+	}
+	// Cursors of another form: no window.
+	other := slices.Clone(rows)
+	for i := range other {
+		other[i].Cursor = "x" + other[i].Cursor
+	}
+	otherTruth := New(Transactions, DefaultLimits, other, nil, true)
+	m, err = Build(context.Background(), faulty(otherTruth, &asked, nil), Transactions, Options{PageSize: 10, MaxRows: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Windows()) != 0 {
+		t.Errorf("%d windows from cursors that are not <block>.<index>", len(m.Windows()))
+	}
+}
