@@ -229,7 +229,7 @@ func TestBuildGames(t *testing.T) {
 	}{
 		{1000, []Span{{0, 100}}, true},
 		{200, []Span{{46, 100}}, false}, // the unfiltered 30 epochs, and a window 25 deeper
-		{100, []Span{{71, 100}}, false},  // the unfiltered 30 epochs are half the bound
+		{100, []Span{{71, 100}}, false}, // the unfiltered 30 epochs are half the bound
 		{150, []Span{{46, 100}}, false},
 		{120, []Span{{71, 100}}, false},
 		{60, []Span{{71, 100}}, false},

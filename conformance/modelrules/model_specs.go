@@ -48,7 +48,7 @@ const (
 )
 
 // modelRuleText is the text of the rule judging an aspect at a level.
-func modelRuleText(a model.Aspect, lvl model.Level) string {
+func modelRuleText(l model.Listing, a model.Aspect, lvl model.Level) string {
 	which := "every generated query the spec decides"
 	if lvl == model.Should {
 		which = "every generated query docs/behaviour.md decides"
@@ -64,6 +64,9 @@ func modelRuleText(a model.Aspect, lvl model.Level) string {
 	case model.AspectSize:
 		return "answers " + which + " with as many rows as the model selects"
 	case model.AspectTies:
+		if l == model.Parameters {
+			return "orders network parameters by key, A to Z, whatever newestFirst says, judged by the model"
+		}
 		return "orders rows that share their primary key by the secondary key, judged by the model"
 	case model.AspectNext:
 		return "sets hasNextPage as the model says for " + which
@@ -196,7 +199,7 @@ func describeModel(l model.Listing) bool {
 					if lvl == model.Must {
 						decl = modelCite(l, a)
 					}
-					rule.Define(modelRuleText(a, lvl), decl, func() { st.judge(modelKey{a, lvl}) })
+					rule.Define(modelRuleText(l, a, lvl), decl, func() { st.judge(modelKey{a, lvl}) })
 				}
 			}
 		})
@@ -478,7 +481,7 @@ func (st *modelState) shrinkProblems() {
 // judge reports one rule: the answers it judged and those that differed.
 func (st *modelState) judge(k modelKey) {
 	GinkgoHelper()
-	v := rule.NewVerdict("%s", modelRuleText(k.a, k.lvl))
+	v := rule.NewVerdict("%s", modelRuleText(st.l, k.a, k.lvl))
 	if st.err != nil {
 		if st.errEx != nil {
 			rule.SkipRefused(st.errEx)
@@ -492,7 +495,7 @@ func (st *modelState) judge(k modelKey) {
 			v.Add(nil, "the model of the listing could not be built from the deployment's answers: %v", st.err)
 			v.Check()
 		}
-		rule.Skipf("the model of the listing could not be built (see the rule %q): %v", modelRuleText(model.AspectRows, model.Must), st.err)
+		rule.Skipf("the model of the listing could not be built (see the rule %q): %v", modelRuleText(st.l, model.AspectRows, model.Must), st.err)
 	}
 	t := st.at(k)
 	v.Judged(t.cases)
