@@ -216,6 +216,9 @@ func describeGrowth(l model.Listing) bool {
 				cite = rule.CiteTxLast
 			}
 			rule.Define(growthRuleText, cite, func() { judgeGrowth(l) })
+			if l != model.Transactions {
+				rule.Define(growthFlagsRuleText, rule.CitePageInfo, func() { judgeGrowthFlags(l) })
+			}
 		})
 	})
 }

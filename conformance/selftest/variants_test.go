@@ -121,7 +121,12 @@ func variants() []variant {
 			what:           "under newestFirst=false, key rotations that share a block height come in another order",
 			filter:         "key-rotations",
 			wrap:           defectNamed("ties-reordered-under-newestFirst-false").wrap,
-			strictFailures: []string{"ROT-MOD-007", "ROT-PAG-007"},
+			// The order it gives a tie depends on where the page ends (the
+			// ties at a page's ends keep theirs, so that cursors stay as
+			// they were): the model, which holds each direction to the
+			// order its own walk showed, sees it in the answers of another
+			// page size, here a SHOULD query's (no count: 1000 rows).
+			strictFailures: []string{"ROT-MOD-004", "ROT-MOD-007", "ROT-PAG-007"},
 			specAlone:      true,
 		},
 	}
