@@ -296,19 +296,52 @@ func (w *walk) take(q url.Values, p *Page) bool {
 // missing tells of each row the other walk (of the same rows, the other
 // way) read and this one did not, of those the model may hold: the page of this walk where its primary
 // key puts it lacks it.
-func (w *walk) missing(other *walk, held func(Key) bool) {
+//
+// It returns the place in the walk from which its order is not trusted: the
+// first page that lacks a row (len(rows) when none does).
+func (w *walk) missing(other *walk, held func(Key) bool) int {
+	from := len(w.rows)
 	for _, x := range other.rows {
-		if _, ok := w.rank[x.Key]; ok || !held(x.Key) {
+		if _, ok := w.rank[x.Key]; ok || !held(x.Key) || !w.reaches(x.Key) {
 			continue
 		}
 		pg, cursor := w.pageOf(x.Key.Num)
 		if pg == nil {
 			continue
 		}
+		from = min(from, pg.from)
 		w.b.problem(pg.q, AspectRows, w.missingCheck(x.Key),
 			"the row %s is missing: the walk %s reads it, and by its %d it belongs in this page (%s) of the walk %s, after %s",
 			x.Key, other.order(), x.Key.Num, Describe(pg.q), w.order(), cursor)
 	}
+	return from
+}
+
+// reaches reports whether the walk read as far as a key's primary key:
+// all of them when it reached the listing's end, else those before the
+// primary key of the last row it read.
+func (w *walk) reaches(k Key) bool {
+	if w.done {
+		return true
+	}
+	if len(w.rows) == 0 {
+		return false
+	}
+	return w.beforeByNum(k, w.rows[len(w.rows)-1].Key)
+}
+
+// crossCheck holds two walks of the same rows, newest first and oldest
+// first, to each other: each must read every row the other read, as far as
+// it reached. It returns the orders to trust: each walk's up to its first
+// page that lacks a row.
+func crossCheck(desc, asc *walk, held func(Key) bool) ranks {
+	return ranks{desc.trusted(desc.missing(asc, held)), asc.trusted(asc.missing(desc, held))}
+}
+
+// trusted are the ranks of the walk's rows before place from: a walk that
+// lost a row showed no order to trust from the page that lost it.
+func (w *walk) trusted(from int) map[Key]int {
+	return ranksOf(w.rows[:from])
 }
 
 // pageOfRow returns the query of the page of the walk that held a row.
@@ -374,14 +407,15 @@ func (w *walk) missingCheck(x Key) func(url.Values, *Page) (Difference, bool) {
 	}
 }
 
-// unite joins two whole walks of the same rows (desc newest first, asc
-// oldest first): desc's rows, then each row only asc read (of those the
-// model may hold) at the end of the rows of its primary key, newest first.
+// unite joins two walks of the same rows (desc newest first, asc oldest
+// first): desc's rows, and each row only asc read that desc should have
+// (of those the model may hold) at the end of the rows of its primary key,
+// newest first.
 func unite(desc, asc *walk, held func(Key) bool) []Row {
 	out := slices.Clone(desc.rows)
 	for i := len(asc.rows) - 1; i >= 0; i-- {
 		x := asc.rows[i]
-		if _, ok := desc.rank[x.Key]; ok || !held(x.Key) {
+		if _, ok := desc.rank[x.Key]; ok || !held(x.Key) || !desc.reaches(x.Key) {
 			continue
 		}
 		at := len(out)
@@ -583,15 +617,12 @@ func (b *builder) paged() (*Model, error) {
 		// the rows before the end, walked backwards.
 		tail = b.backwards(half)
 	}
-	if head.done && asc.done && b.l.ordered() && pin != nil {
-		// Two walks of the whole listing: each must read every row the
-		// other does.
-		held := func(k Key) bool { return newer(k, *pin) >= 0 }
-		head.missing(asc, held)
-		asc.missing(head, held)
-		m.head, m.whole = unite(head, asc, held), true
-		m.index(r)
-		return m, nil
+	held := func(k Key) bool { return pin != nil && newer(k, *pin) >= 0 }
+	if b.l.ordered() {
+		// The two walks must each read every row the other did, as far as
+		// they reach; what either lost, the other gives.
+		r = crossCheck(head, asc, held)
+		head.rows = unite(head, asc, held)
 	}
 	if head.done {
 		m.head, m.whole = head.rows, true
@@ -837,19 +868,22 @@ func (b *builder) games() (*Model, error) {
 	}
 	heldLow, coreRows := low, core.rows
 	inside := func(k Key) bool { return k.Num >= low && k.Num <= latest && newer(k, pin) >= 0 }
+	r := ranks{ranksOf(core.rows), ranksOf(asc.rows)}
+	if !moved {
+		r = crossCheck(core, asc, inside)
+		coreRows = unite(core, asc, inside)
+	}
 	switch {
-	case core.done && asc.done && !moved:
-		core.missing(asc, inside)
-		asc.missing(core, inside)
-		coreRows = unite(core, asc, inside)
 	case core.broken && asc.done && !moved:
-		coreRows = unite(core, asc, inside)
+		// The walk oldest first read what the walk newest first did not.
+		coreRows = unite(&walk{rows: coreRows, rank: ranksOf(coreRows), done: true}, asc, inside)
 	case core.broken:
 		heldLow = latest + 1
 		if n := len(core.rows); n > 0 {
 			heldLow = max(low, core.rows[n-1].Key.Num+1)
 		}
 	}
+	descRanks, ascRanks := r[newestFirst], r[oldestFirst]
 	var rows []Row
 	for _, r := range coreRows {
 		switch {
@@ -880,7 +914,14 @@ func (b *builder) games() (*Model, error) {
 	}
 	m := &Model{Listing: Games, Limits: b.opt.Limits, head: rows, whole: true, mustCount: mustCount,
 		latest: latest, spans: mergeSpans(spans), derived: mergeSpans(derived)}
-	m.index(ranks{ranksOf(rows), ranksOf(asc.rows)})
+	// The order newest first: the core walk's where it is trusted, each
+	// window's for its deeper epochs.
+	for i, r := range rows {
+		if r.Key.Num < heldLow {
+			descRanks[r.Key] = len(core.rows) + i // derived, in its window's order
+		}
+	}
+	m.index(ranks{descRanks, ascRanks})
 	return m, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -510,5 +511,106 @@ func TestBuildTransactionWindows(t *testing.T) {
 	}
 	if len(m.Windows()) != 0 {
 		t.Errorf("%d windows from cursors that are not <block>.<index>", len(m.Windows()))
+	}
+}
+
+// tiesTurnAfterCursor answers a page asked after a cursor as if its ties
+// were in the other order (the keyset query sorts them otherwise than the
+// first page does): the rows after the cursor's in that order.
+func tiesTurnAfterCursor(truth *Model) func(url.Values, *reply) {
+	return func(q url.Values, r *reply) {
+		c := q.Get(pAfter)
+		n, err := strconv.Atoi(q.Get(pFirst))
+		if c == "" || err != nil {
+			return
+		}
+		all := clone(q)
+		all.Del(pAfter)
+		all.Set(pFirst, "5000")
+		e := truth.Expect(all)
+		rows := slices.Clone(e.Rows)
+		asc := q.Get(pNewest) == "false"
+		slices.SortStableFunc(rows, func(a, b Row) int {
+			if a.Key.Num != b.Key.Num {
+				return 0
+			}
+			return -newer(a.Key, b.Key) // ties the other way round
+		})
+		at := slices.IndexFunc(rows, func(x Row) bool { return x.Cursor == c })
+		if at < 0 {
+			return
+		}
+		k := rows[at].Key
+		var out []Row
+		for _, x := range rows {
+			c := newer(x.Key, k) // newest first
+			if asc {
+				c = -c
+			}
+			if x.Key.Num == k.Num {
+				c = -c // the other way round among the cursor's ties
+			}
+			if c > 0 {
+				out = append(out, x)
+			}
+		}
+		r.next = len(out) > n
+		r.rows = out[:min(n, len(out))]
+		r.prev = true
+	}
+}
+
+// TestBuildTieOrderChangingBetweenPages builds games from a deployment whose
+// pages after a cursor order ties otherwise than its first page: the walks
+// break, the problem is blamed on pages asked after a cursor, and no answer
+// without a cursor (which the defect does not change) is judged otherwise
+// than it is.
+func TestBuildTieOrderChangingBetweenPages(t *testing.T) {
+	var rows []Row
+	for e := uint64(100); e >= 71; e-- {
+		for _, id := range []string{"a", "b", "c"}[:1+e%3] {
+			rows = append(rows, game(e, id, individual("p"+id)))
+		}
+	}
+	truth := gamesModel([]Span{{71, 100}}, 100, rows...)
+	hook := tiesTurnAfterCursor(truth)
+	var asked []string
+	var problems []Problem
+	m, err := Build(context.Background(), faulty(truth, &asked, hook), Games, Options{PageSize: 7, Problem: func(p Problem) { problems = append(problems, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) == 0 {
+		t.Fatal("no problem found")
+	}
+	for _, p := range problems {
+		if !p.Query.Has(pAfter) {
+			t.Errorf("a problem blamed on a page without a cursor: %s: %s", Describe(p.Query), p.Difference.Detail)
+		}
+		if p.Check != nil {
+			if _, differs := p.Check(p.Query, answerOf(t, truth, Games, p.Query, hook)); !differs {
+				t.Errorf("%s: the check does not find %s", Describe(p.Query), p.Difference.Detail)
+			}
+		}
+	}
+	judged := 0
+	for _, qq := range Generate(m, 1, 400) {
+		if qq.Has(pAfter) || qq.Has(pBefore) {
+			continue
+		}
+		e := m.Expect(qq)
+		if !e.Known {
+			continue
+		}
+		judged++
+		got := answerOf(t, truth, Games, qq, hook)
+		for _, d := range Compare(Games, e, got, nil, false).Differences {
+			if d.Level == Must {
+				t.Errorf("%s: a page without a cursor is blamed: %s %s", Describe(qq), d.Aspect, d.Detail)
+			}
+		}
+	}
+	if judged < 50 {
+		t.Errorf("only %d answers without a cursor judged", judged)
 	}
 }
