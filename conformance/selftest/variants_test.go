@@ -117,10 +117,10 @@ func variants() []variant {
 				"TX-MOD-002", "TX-MOD-004", "TX-MOD-006"},
 		},
 		{
-			name:           "ties-in-another-order",
-			what:           "under newestFirst=false, key rotations that share a block height come in another order",
-			filter:         "key-rotations",
-			wrap:           defectNamed("ties-reordered-under-newestFirst-false").wrap,
+			name:   "ties-in-another-order",
+			what:   "under newestFirst=false, key rotations that share a block height come in another order",
+			filter: "key-rotations",
+			wrap:   defectNamed("ties-reordered-under-newestFirst-false").wrap,
 			// The order it gives a tie depends on where the page ends (the
 			// ties at a page's ends keep theirs, so that cursors stay as
 			// they were): the model, which holds each direction to the
