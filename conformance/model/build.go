@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -693,10 +694,6 @@ func joinRuns(head, tail []Row) ([]Row, bool) {
 // larger than it holds; each hop holds a window of rows there.
 const maxHops = 3
 
-// hopCounts are the counts a hop tries, largest first, as fractions of the
-// largest page docs/behaviour.md gives: the first the deployment accepts
-// is used.
-var hopCounts = []int{1, 5}
 
 // hops reads windows deep inside a paged listing, between head and tail:
 // from the head's last row, a page of the largest count the deployment
@@ -716,7 +713,8 @@ func (b *builder) hops(head, tail []Row, r ranks) [][]Row {
 	var out [][]Row
 	for hop := 0; hop < maxHops; hop++ {
 		var a answer
-		for _, n := range candidates(b.opt.Limits.MaxPage, b.opt.PageSize, count) {
+		a = answer{err: errNoHop}
+		for _, n := range candidates(b.opt.Limits.MaxPage, keep, count) {
 			a = b.ask(url.Values{pFirst: {strconv.Itoa(n)}, pAfter: {cursor}})
 			if a.err == nil && a.status == 200 {
 				count = n
@@ -743,20 +741,23 @@ func (b *builder) hops(head, tail []Row, r ranks) [][]Row {
 	return out
 }
 
-// candidates are the counts a hop tries: the one accepted before, else
-// the largest page and smaller ones down to the walks' page.
-func candidates(maxPage, pageSize, accepted int) []int {
+// candidates are the counts a hop tries, largest first: the one accepted
+// before, else the largest page docs/behaviour.md gives, halved until the
+// deployment accepts one (its largest page is not shown), while a hop
+// still reaches past the window it holds.
+func candidates(maxPage, keep, accepted int) []int {
 	if accepted > 0 {
 		return []int{accepted}
 	}
 	var out []int
-	for _, d := range hopCounts {
-		if n := maxPage / d; n > pageSize {
-			out = append(out, n)
-		}
+	for n := maxPage; n > keep; n /= 2 {
+		out = append(out, n)
 	}
-	return append(out, pageSize)
+	return out
 }
+
+// errNoHop says that no count a hop may take was accepted.
+var errNoHop = errors.New("no count accepted")
 
 // checkOrderByNum fails when rows are not newest first by primary key.
 func checkOrderByNum(rows []Row) error {

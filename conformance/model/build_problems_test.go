@@ -453,8 +453,8 @@ func TestBuildHoldsWindowsDeepInside(t *testing.T) {
 		t.Errorf("a page that reaches past a window is judged: %v", heights(e.Rows))
 	}
 	t.Logf("%d generated answers judged deep inside", judged)
-	// A deployment whose largest page is smaller: the hops take the
-	// largest it accepts.
+	// A deployment whose largest page is smaller: the hops halve the count
+	// until it accepts one (150).
 	small := faulty(truth, &asked, func(q url.Values, r *reply) {
 		if q.Get(pFirst) == "300" {
 			r.status = 400
@@ -465,8 +465,18 @@ func TestBuildHoldsWindowsDeepInside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ws := m.Windows(); len(ws) != 3 || ws[0][0].Key.Num != 1860 {
-		t.Errorf("with pages of at most 60: %d windows, asked %v", len(ws), asked)
+	if ws := m.Windows(); len(ws) != 3 || ws[0][0].Key.Num != 1770 || !slices.Contains(asked, "pagination.after=c1751== pagination.first=150") {
+		t.Errorf("with pages of at most 299: %d windows, asked %v", len(ws), asked)
+	}
+	// One whose largest page is no larger than a window: no hop.
+	tiny := faulty(truth, &asked, func(q url.Values, r *reply) {
+		if n, _ := strconv.Atoi(q.Get(pFirst)); n > 20 {
+			r.status = 400
+		}
+	})
+	m, err = Build(context.Background(), tiny, Snapshots, Options{PageSize: 10, MaxRows: 200, Limits: truth.Limits})
+	if err != nil || len(m.Windows()) != 0 {
+		t.Errorf("with pages of at most 20: %d windows (%v)", len(m.Windows()), err)
 	}
 }
 
@@ -612,5 +622,22 @@ func TestBuildTieOrderChangingBetweenPages(t *testing.T) {
 	}
 	if judged < 50 {
 		t.Errorf("only %d answers without a cursor judged", judged)
+	}
+}
+
+func TestCandidates(t *testing.T) {
+	for _, tc := range []struct {
+		max, keep, accepted int
+		want                string
+	}{
+		{5000, 100, 0, "[5000 2500 1250 625 312 156]"},
+		{5000, 100, 625, "[625]"},
+		{300, 20, 0, "[300 150 75 37]"},
+		{40, 40, 0, "[]"},
+		{81, 40, 0, "[81]"},
+	} {
+		if got := fmt.Sprint(candidates(tc.max, tc.keep, tc.accepted)); got != tc.want {
+			t.Errorf("candidates(%d, %d, %d) = %s, want %s", tc.max, tc.keep, tc.accepted, got, tc.want)
+		}
 	}
 }
