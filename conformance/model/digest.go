@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"strings"
+	"unicode/utf8"
 )
 
 // A row's digest is a digest of its record's content: the JSON value of
@@ -47,6 +48,9 @@ func mix(a, b uint64) uint64 {
 type scanner struct {
 	b []byte
 	i int
+	// valid is set on a scanner of bytes value has read already: skip
+	// then only finds the end of a value.
+	valid bool
 }
 
 func (s *scanner) ws() {
@@ -69,8 +73,10 @@ func (s *scanner) next() byte {
 	return s.b[s.i]
 }
 
-// str reads the string at s.i and returns its content: its raw bytes when
-// it holds no escape, else unescaped.
+// str reads the string at s.i and returns its content as encoding/json
+// reads it: its raw bytes when it holds neither an escape nor a byte
+// outside ASCII, else read by encoding/json (which unescapes, and replaces
+// bytes that are not UTF-8). A control character refuses it, as JSON does.
 func (s *scanner) str() ([]byte, bool) {
 	if s.next() != '"' {
 		return nil, false
@@ -81,12 +87,23 @@ func (s *scanner) str() ([]byte, bool) {
 		return nil, false
 	}
 	raw := s.b[start : start+end]
-	if bytes.IndexByte(raw, '\\') < 0 {
+	plain := true
+	for _, c := range raw {
+		if c < 0x20 {
+			return nil, false
+		}
+		if c == '\\' || c >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain {
 		s.i = start + end + 1
 		return raw, true
 	}
-	// An escape: find the closing quote that no backslash escapes, and let
-	// encoding/json unescape (strings with escapes are rare).
+	// An escape, or bytes outside ASCII: find the closing quote that no
+	// backslash escapes, and let encoding/json read it (such strings are
+	// rare).
 	j := start
 	for j < len(s.b) {
 		switch s.b[j] {
@@ -170,23 +187,60 @@ func (s *scanner) value(depth int) (uint64, bool) {
 		}
 	case 0:
 		return 0, false
-	default:
-		// A number or a literal: up to the next delimiter.
-		start := s.i
-		for s.i < len(s.b) {
-			switch s.b[s.i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				goto done
+	case 't', 'f', 'n':
+		for _, lit := range []string{"true", "false", "null"} {
+			if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
+				s.i += len(lit)
+				return mix(tagLiteral, maphash.String(digestSeed, lit)), true
 			}
-			s.i++
 		}
-	done:
-		tag := tagNumber
-		if c == 't' || c == 'f' || c == 'n' {
-			tag = tagLiteral
+		return 0, false
+	default:
+		start := s.i
+		if !s.number() {
+			return 0, false
 		}
-		return mix(tag, maphash.Bytes(digestSeed, s.b[start:s.i])), s.i > start
+		return mix(tagNumber, maphash.Bytes(digestSeed, s.b[start:s.i])), true
 	}
+}
+
+// number moves past the JSON number at s.i:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *scanner) number() bool {
+	b, i := s.b, s.i
+	digits := func() bool {
+		from := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > from
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	s.i = i
+	return true
 }
 
 // maxDepth bounds the nesting the scanner follows (encoding/json's own
@@ -254,8 +308,74 @@ func (s *scanner) array(f func() bool) bool {
 
 // skip moves past the value at s.i.
 func (s *scanner) skip() bool {
+	if s.valid {
+		s.skipValid()
+		return true
+	}
 	_, ok := s.value(0)
 	return ok
+}
+
+// skipValid moves past the value at s.i of bytes known to be valid JSON:
+// past a string, or the brackets that close the one it opens.
+func (s *scanner) skipValid() {
+	depth := 0
+	for s.ws(); s.i < len(s.b); {
+		switch c := s.b[s.i]; c {
+		case '"':
+			j := s.i + 1
+			for {
+				k := bytes.IndexByte(s.b[j:], '"')
+				if k < 0 {
+					s.i = len(s.b)
+					return
+				}
+				j += k
+				// the quote ends the string unless an odd run of
+				// backslashes precedes it
+				n := 0
+				for n < j && s.b[j-1-n] == '\\' {
+					n++
+				}
+				if n%2 == 0 {
+					break
+				}
+				j++
+			}
+			s.i = j + 1
+		case '{', '[':
+			depth++
+			s.i++
+			continue
+		case '}', ']':
+			depth--
+			s.i++
+		default:
+			for s.i < len(s.b) {
+				switch s.b[s.i] {
+				case ',', '}', ']', ' ', '\t', '\n', '\r', ':':
+					goto scalar
+				}
+				s.i++
+			}
+		scalar:
+			if depth == 0 {
+				return
+			}
+			s.ws()
+			if s.i < len(s.b) && (s.b[s.i] == ',' || s.b[s.i] == ':') {
+				s.i++
+			}
+			continue
+		}
+		if depth == 0 {
+			return
+		}
+		s.ws()
+		if s.i < len(s.b) && (s.b[s.i] == ',' || s.b[s.i] == ':') {
+			s.i++
+		}
+	}
 }
 
 // named reports whether a member's name is the field's as encoding/json

@@ -149,3 +149,16 @@ func TestDecodeDigestsEachRow(t *testing.T) {
 		t.Errorf("transactions: %v, digests %x %x", err, tp.Rows[0].Digest, tp.Rows[1].Digest)
 	}
 }
+
+func TestSkipValid(t *testing.T) {
+	for _, v := range []string{
+		`"abc"`, `"a\"b"`, `"a\\"`, `"a\\\"b"`, `""`, `123`, `-1.5e3`, `true`, `null`,
+		`{}`, `[]`, `{"a":[1,"]",{"b":"}"}],"c":null}`, `[[[]],{}]`, `{ "a" : "x\\" , "b" : 2 }`,
+	} {
+		s := &scanner{b: []byte(v + ` ,"next"`), valid: true}
+		s.skipValid()
+		if got := string(s.b[:s.i]); got != v {
+			t.Errorf("skipValid over %s stops after %q", v, got)
+		}
+	}
+}

@@ -344,16 +344,26 @@ type connection struct {
 // Decode reads an answer of the listing. A status other than 200 gives a
 // Page with only the status; a 200 whose body cannot be read is an error.
 //
-// The body is read in one pass, straight into the records: the model asks
-// hundreds of queries of each listing, and reading their answers is most
-// of a run's work. Its members are matched as encoding/json matches struct
-// fields (an exact name first, else one that differs only in case); the
-// schema rules judge their spelling.
+// The body is read in one pass of a scanner that reads only what the model
+// needs (fastDecode): every answer of a run is read once, and reading them
+// is most of a run's work. Its members are matched as encoding/json matches
+// struct fields (an exact name first, else one that differs only in case);
+// a body the scanner does not read exactly as encoding/json would is read
+// by encoding/json (decodeJSON). The schema rules judge the spelling.
 func Decode(l Listing, status int, body []byte) (*Page, error) {
-	p := &Page{Status: status}
 	if status != 200 {
+		return &Page{Status: status}, nil
+	}
+	if p, ok := fastDecode(l, body); ok {
 		return p, nil
 	}
+	return decodeJSON(l, body)
+}
+
+// decodeJSON reads a 200 answer with encoding/json: the reading fastDecode
+// must agree with, and the one that says what is wrong with a body.
+func decodeJSON(l Listing, body []byte) (*Page, error) {
+	p := &Page{Status: 200}
 	field := listingInfo[l].field
 	v := reflect.New(answerTypes[l])
 	if err := json.Unmarshal(body, v.Interface()); err != nil {
