@@ -694,7 +694,6 @@ func joinRuns(head, tail []Row) ([]Row, bool) {
 // larger than it holds; each hop holds a window of rows there.
 const maxHops = 3
 
-
 // hops reads windows deep inside a paged listing, between head and tail:
 // from the head's last row, a page of the largest count the deployment
 // accepts, whose last rows are held as a window; then again from there.
