@@ -33,8 +33,8 @@ type defect struct {
 	// run selects those rules too.
 	judgesTraffic bool
 	// judgesRun says the rule judges the answers the run drew of its
-	// listing (the observer's rules): the run selects the listing's model
-	// rules too.
+	// listing (the observer's rules): the run selects the listing's other
+	// rules too, hand-written and model, whose answers it reads.
 	judgesRun bool
 	// config changes the mock's configuration (optional).
 	config func(*mockserver.Config)
@@ -68,7 +68,7 @@ func (d defect) scope() string {
 	case d.judgesTraffic:
 		return d.rule + " || (" + d.listing + " && !model && !growth)"
 	case d.judgesRun:
-		return d.rule + " || (" + d.listing + " && model)"
+		return d.rule + " || (" + d.listing + " && !growth)"
 	}
 	return d.rule
 }

@@ -88,12 +88,12 @@ func buildDefects() []defect {
 		},
 		{
 			name: "deep-pages-short", listing: "snapshots", area: "model",
-			what: "with a largest page of 200, pages asked after a snapshot deep inside the listing (its 350th to 650th newest) leave out their last row; the model holds 200 rows (--max-rows 200)",
+			what: "with a largest page of 200, pages asked after a snapshot deep inside the listing (its 150th to 850th newest) leave out their last row; the model holds 200 rows (--max-rows 200)",
 			rule: "SNAP-MOD-005", // judged in the windows the model holds deep inside
 			config: func(c *mockserver.Config) {
 				c.MaxPageSize = 200
 			},
-			wrap: deepPagesShort(snapshotsPath, 350, 650),
+			wrap: deepPagesShort(snapshotsPath, 150, 850),
 			args: []string{"--max-rows", "200"},
 		},
 	}
