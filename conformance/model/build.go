@@ -615,8 +615,11 @@ func (b *builder) paged() (*Model, error) {
 		}
 	} else {
 		// Network parameters are in one order whatever newestFirst says:
-		// the rows before the end, walked backwards.
+		// the rows before the end, walked backwards, in that order.
 		tail = b.backwards(half)
+		for i, row := range tail {
+			r[newestFirst][row.Key] = len(head.rows) + i
+		}
 	}
 	held := func(k Key) bool { return pin != nil && newer(k, *pin) >= 0 }
 	if b.l.ordered() {

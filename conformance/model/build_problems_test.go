@@ -641,3 +641,209 @@ func TestCandidates(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildWalkStopsWhereAnswersStop checks the walk's pages that bring no
+// answer it can read: a page that is not JSON is a problem of its query; a
+// page that brings no answer at all is no problem of the deployment's (the
+// client reports it); either way the rows before it are kept.
+func TestBuildWalkStopsWhereAnswersStop(t *testing.T) {
+	truth := New(Snapshots, DefaultLimits, snapRows(30), nil, true)
+	for _, tc := range []struct {
+		name     string
+		status   int
+		body     []byte
+		err      error
+		problems int
+	}{
+		{"not JSON", 200, []byte("<html>"), nil, 1},
+		{"no answer", 0, nil, fmt.Errorf("connection reset"), 0},
+	} {
+		var asked []string
+		base := faulty(truth, &asked, nil)
+		fetch := func(ctx context.Context, l Listing, q url.Values) (int, []byte, error) {
+			if q.Get(pAfter) == "c21==" && !q.Has(pNewest) {
+				return tc.status, tc.body, tc.err
+			}
+			return base(ctx, l, q)
+		}
+		var problems []Problem
+		m, err := Build(context.Background(), fetch, Snapshots, Options{PageSize: 5, MaxRows: 40, Problem: func(p Problem) { problems = append(problems, p) }})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(problems) != tc.problems || !slices.Equal(heights(m.head), []uint64{30, 29, 28, 27, 26, 25, 24, 23, 22, 21}) {
+			t.Errorf("%s: problems %+v, head %v", tc.name, problems, heights(m.head))
+		}
+		for _, p := range problems {
+			if p.Difference.Aspect != AspectRows || !strings.Contains(p.Difference.Detail, "cannot be read") {
+				t.Errorf("%s: %+v", tc.name, p)
+			}
+		}
+	}
+}
+
+// TestBuildParametersWithAGap builds network parameters larger than the
+// model holds: their oldest rows are walked backwards (newestFirst does not
+// order them), and oldest first is left unknown.
+func TestBuildParametersWithAGap(t *testing.T) {
+	var rows []Row
+	for i := range 40 {
+		k := fmt.Sprintf("k%02d", i)
+		rows = append(rows, Row{Key: Key{Str: k}, Cursor: k + "=="})
+	}
+	truth := New(Parameters, DefaultLimits, rows, nil, true)
+	var asked []string
+	m, err := Build(context.Background(), faulty(truth, &asked, nil), Parameters, Options{PageSize: 5, MaxRows: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Whole() || len(m.head) != 10 || len(m.tail) != 10 || m.tail[0].Key.Str != "k30" {
+		t.Fatalf("whole %v, head %d, tail %v", m.Whole(), len(m.head), keys(m.tail))
+	}
+	if e := m.Expect(q(pFirst, "2", pNewest, "false")); e.Known {
+		t.Errorf("oldest first is judged: %v", keys(e.Rows))
+	}
+	if e := m.Expect(q(pLast, "2")); !e.Known || fmt.Sprint(keys(e.Rows)) != "[k38 k39]" {
+		t.Errorf("the last 2: %v %v", e.Known, keys(e.Rows))
+	}
+	// A backward walk whose pages are out of order holds no tail.
+	bad := faulty(truth, &asked, func(q url.Values, r *reply) {
+		if q.Has(pLast) {
+			slices.Reverse(r.rows)
+		}
+	})
+	if m, err = Build(context.Background(), bad, Parameters, Options{PageSize: 5, MaxRows: 20}); err != nil || len(m.tail) != 0 {
+		t.Errorf("an out-of-order tail is held: %v %v", keys(m.tail), err)
+	}
+}
+
+// TestBuildHopsStopAtWhatTheyCannotHold checks hops that reach rows held
+// already, or come back out of order: no window.
+func TestBuildHopsStopAtWhatTheyCannotHold(t *testing.T) {
+	truth := New(Snapshots, Limits{DefaultPage: 100, MaxPage: 300, TxDefault: 50}, snapRows(2000), nil, true)
+	for name, hook := range map[string]func(url.Values, *reply){
+		"out of order": func(q url.Values, r *reply) {
+			if q.Get(pFirst) == "300" {
+				slices.Reverse(r.rows)
+			}
+		},
+		"rows held": func(q url.Values, r *reply) {
+			if q.Get(pFirst) == "300" {
+				r.rows = append(snaps(1901), r.rows...)
+			}
+		},
+	} {
+		var asked []string
+		m, err := Build(context.Background(), faulty(truth, &asked, hook), Snapshots, Options{PageSize: 10, MaxRows: 200, Limits: truth.Limits})
+		if err != nil || len(m.Windows()) != 0 {
+			t.Errorf("%s: %d windows (%v)", name, len(m.Windows()), err)
+		}
+	}
+}
+
+// TestBuildGamesWhileAnEpochStarts builds games while a new epoch starts
+// between the walks: the oldest epoch of the default window may have left
+// it, so it is not held, and nothing is blamed.
+func TestBuildGamesWhileAnEpochStarts(t *testing.T) {
+	before := gamesModel([]Span{{0, 100}}, 100, gameRows(0, 100)...)
+	after := gamesModel([]Span{{0, 101}}, 101, gameRows(0, 101)...)
+	var asked []string
+	calls := 0
+	fetch := func(ctx context.Context, l Listing, q url.Values) (int, []byte, error) {
+		calls++
+		truth := before
+		if calls > 15 { // after the walks of the default window, newest and oldest first
+			truth = after
+		}
+		return faulty(truth, &asked, nil)(ctx, l, q)
+	}
+	var problems []Problem
+	m, err := Build(context.Background(), fetch, Games, Options{PageSize: 10, MaxRows: 100, Problem: func(p Problem) { problems = append(problems, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 0 || m.Latest() != 100 || !slices.Equal(m.Spans(), []Span{{72, 100}}) {
+		t.Errorf("problems %+v, latest %d, spans %v", problems, m.Latest(), m.Spans())
+	}
+}
+
+// TestBuildGamesCoreBreaks builds games whose unfiltered walk breaks, and
+// whose walk oldest first does too: the epochs above the break are held
+// from the unfiltered walk, those below it derived from windows.
+func TestBuildGamesCoreBreaks(t *testing.T) {
+	truth := gamesModel([]Span{{0, 100}}, 100, gameRows(0, 100)...)
+	var asked []string
+	hook := func(q url.Values, r *reply) {
+		if q.Get(pAfter) == "g91b=" && !q.Has("epochFrom") || q.Get(pAfter) == "g75a=" && q.Get(pNewest) == "false" {
+			r.rows = append([]Row{game(99, "a", individual("pa"))}, r.rows...)
+		}
+	}
+	var problems []Problem
+	m, err := Build(context.Background(), faulty(truth, &asked, hook), Games, Options{PageSize: 10, MaxRows: 400, Problem: func(p Problem) { problems = append(problems, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := m.Derived(); len(problems) != 2 || !slices.Equal(m.Spans(), []Span{{0, 100}}) || len(d) != 1 || d[0].To != 91 {
+		t.Errorf("problems %d, spans %v, derived %v", len(problems), m.Spans(), d)
+	}
+}
+
+// TestBuildGamesWindowOutOfBounds checks a window whose answer holds a game
+// outside it: a problem of the window's query, and nothing deeper held.
+func TestBuildGamesWindowOutOfBounds(t *testing.T) {
+	truth := gamesModel([]Span{{0, 100}}, 100, gameRows(0, 100)...)
+	var asked []string
+	hook := func(q url.Values, r *reply) {
+		if q.Get("epochFrom") == "46" && !q.Has(pAfter) {
+			r.rows = append(r.rows, game(3, "a", individual("pa")))
+		}
+	}
+	var problems []string
+	m, err := Build(context.Background(), faulty(truth, &asked, hook), Games, Options{PageSize: 100, Problem: func(p Problem) { problems = append(problems, p.Difference.Detail) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0], "outside the window asked") || !slices.Equal(m.Spans(), []Span{{71, 100}}) {
+		t.Errorf("problems %q, spans %v", problems, m.Spans())
+	}
+}
+
+// TestCutPlacesKeysNotHeld checks where keys the model does not hold fall,
+// each way: by key order among rows in it, nowhere in a gap or among ties
+// whose order is not the keys'.
+func TestCutPlacesKeysNotHeld(t *testing.T) {
+	rows := []Row{{Key: Key{9, "a", 0}, Cursor: "1"}, {Key: Key{9, "c", 0}, Cursor: "2"}, {Key: Key{7, "b", 0}, Cursor: "3"}, {Key: Key{7, "a", 0}, Cursor: "4"}, {Key: Key{5, "a", 0}, Cursor: "5"}}
+	m := New(Rotations, DefaultLimits, rows[:4], rows[4:], false)
+	for _, tc := range []struct {
+		k      Key
+		asc    bool
+		place  int
+		ok     bool
+		reason string
+	}{
+		{Key{10, "a", 0}, false, 0, true, "newer than all"},
+		{Key{9, "b", 0}, false, 1, true, "among ties in key order"},
+		{Key{8, "a", 0}, false, 2, true, "between two primary keys"},
+		{Key{7, "c", 0}, false, 0, false, "among ties not in key order"},
+		{Key{6, "a", 0}, false, 0, false, "in the gap"},
+		{Key{4, "a", 0}, false, 6, true, "older than all"},
+		{Key{9, "b", 0}, true, 5, true, "oldest first, among ties in key order"},
+		{Key{10, "a", 0}, true, 6, true, "oldest first, newer than all"},
+		{Key{4, "a", 0}, true, 0, true, "oldest first, older than all"},
+		{Key{6, "a", 0}, true, 0, false, "oldest first, in the gap"},
+	} {
+		p, ok := m.cut(tc.k, tc.asc, false)
+		if ok != tc.ok || ok && p != tc.place {
+			t.Errorf("%s: cut(%s, asc %v) = %d %v, want %d %v", tc.reason, tc.k, tc.asc, p, ok, tc.place, tc.ok)
+		}
+	}
+	if z, ok := m.zone(Key{Num: 5, Str: "a"}); !ok || z != 1 {
+		t.Errorf("a key of the tail: zone %d %v", z, ok)
+	}
+	if z, ok := m.zone(Key{Num: 9, Str: "a"}); !ok || z != -1 {
+		t.Errorf("a key of the head: zone %d %v", z, ok)
+	}
+	if _, ok := m.zone(Key{Num: 6}); ok {
+		t.Errorf("a key in the gap has a zone")
+	}
+}
