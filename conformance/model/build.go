@@ -181,6 +181,8 @@ type walk struct {
 	rows  []Row
 	rank  map[Key]int
 	pages []walkPage
+	// onPage is the page of each row, by place.
+	onPage []int
 	// done is set when the walk reached the listing's end, broken when it
 	// stopped at a problem.
 	done, broken bool
@@ -290,6 +292,7 @@ func (w *walk) take(q url.Values, p *Page) bool {
 	for _, r := range p.Rows {
 		w.rank[r.Key] = len(w.rows)
 		w.rows = append(w.rows, r)
+		w.onPage = append(w.onPage, len(w.pages)-1)
 	}
 	return true
 }
@@ -347,13 +350,7 @@ func (w *walk) trusted(from int) map[Key]int {
 
 // pageOfRow returns the query of the page of the walk that held a row.
 func (w *walk) pageOfRow(k Key) url.Values {
-	at := w.rank[k]
-	for _, pg := range w.pages {
-		if pg.from <= at && at < pg.to {
-			return pg.q
-		}
-	}
-	return clone(w.base)
+	return w.pages[w.onPage[w.rank[k]]].q
 }
 
 // pageOf finds the page of the walk whose place takes rows of primary key
@@ -384,7 +381,8 @@ func (w *walk) pageOf(num uint64) (*walkPage, string) {
 
 // missingCheck judges an answer to a query like the walk's for a row it
 // lacks: a page asked after a row that does not come after the row's
-// primary key, whose rows reach past it, must hold it.
+// primary key, whose rows reach past it or that is short of its count (it
+// then holds every row after its cursor), must hold it.
 func (w *walk) missingCheck(x Key) func(url.Values, *Page) (Difference, bool) {
 	rank, rows := w.rank, w.rows
 	return func(q url.Values, p *Page) (Difference, bool) {
@@ -398,8 +396,9 @@ func (w *walk) missingCheck(x Key) func(url.Values, *Page) (Difference, bool) {
 			}
 		}
 		n := len(p.Rows)
-		if n > 0 && !w.beforeByNum(x, p.Rows[n-1].Key) {
-			return Difference{}, false // the page may end before the row's place
+		count, err := strconv.Atoi(q.Get(pFirst))
+		if n > 0 && !w.beforeByNum(x, p.Rows[n-1].Key) && (err != nil || n >= count) {
+			return Difference{}, false // a full page may end before the row's place
 		}
 		if slices.ContainsFunc(p.Rows, func(r Row) bool { return r.Key == x }) {
 			return Difference{}, false
