@@ -589,11 +589,15 @@ func (b *builder) paged() (*Model, error) {
 	if err := head.run(half); err != nil {
 		return nil, err
 	}
-	var pin *Key
-	if len(head.rows) > 0 {
-		pin = &head.rows[0].Key
-	}
 	m := &Model{Listing: b.l, Limits: b.opt.Limits, mustCount: mustCount}
+	if len(head.rows) == 0 {
+		// An empty listing, or one whose first page is not to be trusted
+		// (nothing is then known).
+		m.whole = !head.broken
+		m.index(ranks{})
+		return m, nil
+	}
+	pin := &head.rows[0].Key
 	var r ranks
 	r[newestFirst] = ranksOf(head.rows)
 	limit := half
@@ -610,7 +614,7 @@ func (b *builder) paged() (*Model, error) {
 		if b.l.ordered() {
 			tail = slices.Clone(asc.rows)
 			slices.Reverse(tail)
-			tail = slices.DeleteFunc(tail, func(r Row) bool { return pin != nil && newer(r.Key, *pin) < 0 })
+			tail = slices.DeleteFunc(tail, func(r Row) bool { return newer(r.Key, *pin) < 0 })
 		}
 	} else {
 		// Network parameters are in one order whatever newestFirst says:
@@ -620,7 +624,7 @@ func (b *builder) paged() (*Model, error) {
 			r[newestFirst][row.Key] = len(head.rows) + i
 		}
 	}
-	held := func(k Key) bool { return pin != nil && newer(k, *pin) >= 0 }
+	held := func(k Key) bool { return newer(k, *pin) >= 0 }
 	if b.l.ordered() {
 		// The two walks must each read every row the other did, as far as
 		// they reach; what either lost, the other gives.

@@ -893,9 +893,93 @@ func TestUnite(t *testing.T) {
 		{"the newest row lost", walkOf(true, k(2, "a"), k(1, "a")), walkOf(true, k(1, "a"), k(2, "a"), k(3, "a")), all, "[3/a 2/a 1/a]"},
 		{"not held", walkOf(true, k(2, "a")), walkOf(true, k(1, "a"), k(2, "a")), func(k Key) bool { return k.Num > 1 }, "[2/a]"},
 		{"out of reach", walkOf(false, k(3, "a"), k(2, "a")), walkOf(true, k(1, "a"), k(2, "b"), k(3, "a")), all, "[3/a 2/a]"},
+		{"a walk that read nothing", walkOf(false), walkOf(true, k(1, "a")), all, "[]"},
 	} {
 		if got := fmt.Sprint(keys(unite(tc.desc, tc.asc, tc.held))); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestBuildFirstPageNotTrusted builds a listing whose very first page
+// repeats a row: nothing is known, and nothing is judged.
+func TestBuildFirstPageNotTrusted(t *testing.T) {
+	truth := New(Snapshots, DefaultLimits, snapRows(30), nil, true)
+	var asked []string
+	var problems []Problem
+	m, err := Build(context.Background(), faulty(truth, &asked, func(q url.Values, r *reply) {
+		if !q.Has(pAfter) && !q.Has(pNewest) {
+			r.rows = append(r.rows, r.rows[0])
+		}
+	}), Snapshots, Options{PageSize: 5, MaxRows: 20, Problem: func(p Problem) { problems = append(problems, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 1 || m.Whole() || len(m.head) != 0 {
+		t.Errorf("problems %d, whole %v, head %v", len(problems), m.Whole(), heights(m.head))
+	}
+	if e := m.Expect(q(pFirst, "1")); e.Known {
+		t.Errorf("the first page is judged: %v", heights(e.Rows))
+	}
+}
+
+// TestBuildStopsAtRowsThatArrived builds a listing that grows just as the
+// walk oldest first reaches its newest end: the row after the walk's last,
+// which arrived after the walk newest first began, ends the walk without a
+// problem, and is not held.
+func TestBuildStopsAtRowsThatArrived(t *testing.T) {
+	before := New(Snapshots, DefaultLimits, snapRows(30), nil, true)
+	after := New(Snapshots, DefaultLimits, snapRows(31), nil, true)
+	var asked []string
+	grown := false
+	fetch := func(ctx context.Context, l Listing, q url.Values) (int, []byte, error) {
+		if q.Get(pNewest) == "false" && q.Get(pAfter) == "c30==" {
+			grown = true
+		}
+		truth := before
+		if grown {
+			truth = after
+		}
+		return faulty(truth, &asked, nil)(ctx, l, q)
+	}
+	var problems []Problem
+	m, err := Build(context.Background(), fetch, Snapshots, Options{PageSize: 5, Problem: func(p Problem) { problems = append(problems, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 0 || !m.Whole() || len(m.Rows()) != 30 || !grown {
+		t.Errorf("problems %+v, whole %v, %d rows, grew %v", problems, m.Whole(), len(m.Rows()), grown)
+	}
+}
+
+// TestNextCheck judges hasNextPage of answers for a walk's problem: early
+// (rows follow the walk's row at place at) or late (none does).
+func TestNextCheck(t *testing.T) {
+	rows := snaps(5, 4, 3, 2, 1)
+	w := &walk{base: url.Values{}, rows: rows, rank: ranksOf(rows), done: true}
+	page := func(next bool, hs ...uint64) *Page { return &Page{Status: 200, Rows: snaps(hs...), HasNext: next} }
+	for _, tc := range []struct {
+		name    string
+		at      int
+		late    bool
+		q       url.Values
+		p       *Page
+		differs bool
+	}{
+		{"early, ends at the row", 2, false, q(pFirst, "3"), page(false, 5, 4, 3), true},
+		{"early, ends at the row, right", 2, false, q(pFirst, "3"), page(true, 5, 4, 3), false},
+		{"early, ends before the row", 2, false, q(pFirst, "2"), page(false, 5, 4), true},
+		{"early, ends after the row", 2, false, q(pFirst, "4"), page(false, 5, 4, 3, 2), false},
+		{"late, ends at the row", 4, true, q(pFirst, "2", pAfter, "c3=="), page(true, 2, 1), true},
+		{"late, ends at the row, right", 4, true, q(pFirst, "2", pAfter, "c3=="), page(false, 2, 1), false},
+		{"late, ends before the row", 4, true, q(pFirst, "1", pAfter, "c3=="), page(true, 2), false},
+		{"another filter", 2, false, q(pFirst, "3", "nodeId", "x"), page(false, 5, 4, 3), false},
+		{"backwards", 2, false, q(pLast, "3"), page(false, 5, 4, 3), false},
+		{"empty", 2, false, q(pFirst, "3"), page(false), false},
+		{"a row not walked", 2, false, q(pFirst, "3"), page(false, 9), false},
+	} {
+		if _, differs := w.nextCheck(tc.at, tc.late)(tc.q, tc.p); differs != tc.differs {
+			t.Errorf("%s: differs %v, want %v", tc.name, differs, tc.differs)
 		}
 	}
 }
