@@ -41,6 +41,9 @@ func TestDigestIsOfContent(t *testing.T) {
 		{`{"a":{}}`, `{"a":[]}`, false},
 		{`{"a":[]}`, `{"a":[[]]}`, false},
 		{`{"a":"1","a":"1"}`, `{"a":"1"}`, false},
+		{`{"a":""}`, `{"a":" "}`, false},
+		{`{"a":""}`, `{ "a" : "" }`, true},
+		{"{\"a\":\"\xc3\xa9\"}", `{"a":"\u00e9"}`, true},
 		{`["a","b"]`, `["ab"]`, false},
 		{`{"x":{"a":"1"},"y":{"b":"2"}}`, `{"x":{"b":"2"},"y":{"a":"1"}}`, false},
 	} {
@@ -61,6 +64,10 @@ func TestScannerRefusesWhatItDoesNotExpect(t *testing.T) {
 	deep := strings.Repeat("[", maxDepth+2) + strings.Repeat("]", maxDepth+2)
 	if _, ok := (&scanner{b: []byte(deep)}).value(0); ok {
 		t.Errorf("a value nested deeper than %d is digested", maxDepth)
+	}
+	deepest := strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)
+	if _, ok := (&scanner{b: []byte(deepest)}).value(0); !ok {
+		t.Errorf("a value nested %d deep is not digested", maxDepth+1)
 	}
 }
 
