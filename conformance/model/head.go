@@ -11,7 +11,7 @@ import (
 // for its answer to be held to that answer's head: replicas that share a
 // chain may add the same block a few milliseconds apart, and an answer
 // asked meanwhile is not from a lagging one.
-const HeadGrace = time.Second
+const HeadGrace = 500 * time.Millisecond
 
 // OlderHead is an answer served from an older head than one that came back
 // before it was asked: a lagging replica or a cache.

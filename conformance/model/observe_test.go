@@ -203,7 +203,8 @@ func TestObserverTracksHeads(t *testing.T) {
 	}{
 		{"growing", []step{{Transactions, "first=2", tx(10, 9), "", 0}, {Transactions, "first=2", tx(12, 11), "", 2}}, 0, 0, 1},
 		{"back after the grace", []step{{Transactions, "first=2", tx(10, 9), "", 0}, {Transactions, "first=2", tx(8, 7), "", 2}}, 1, 0, 1},
-		{"back within the grace", []step{{Transactions, "first=2", tx(10, 9), "", 0}, {Transactions, "first=2", tx(8, 7), "", 0.9}}, 0, 0, 0},
+		{"back within the grace", []step{{Transactions, "first=2", tx(10, 9), "", 0}, {Transactions, "first=2", tx(8, 7), "", 0.4}}, 0, 0, 0},
+		{"back just after the grace", []step{{Transactions, "first=2", tx(10, 9), "", 0}, {Transactions, "first=2", tx(8, 7), "", 0.52}}, 1, 0, 1},
 		{"asked before the other came back", []step{{Transactions, "first=2", tx(10, 9), "", 5}, {Transactions, "first=2", tx(8, 7), "", 4.995}}, 0, 0, 0},
 		{"a filtered answer raises the head", []step{{Transactions, "parties=a", tx(10), "", 0}, {Transactions, "", tx(8, 7), "", 2}}, 1, 0, 1},
 		{"a filtered answer is not held to it", []step{{Transactions, "first=1", tx(10), "", 0}, {Transactions, "parties=a", tx(8), "", 2}}, 0, 0, 0},

@@ -54,10 +54,10 @@ func buildDefects() []defect {
 		},
 		{
 			name: "lagging-replica", listing: "transactions", area: "model",
-			what:      "two replicas of a live chain behind a round-robin balancer, one 3 s behind the other",
+			what:      "two replicas of a live chain behind a round-robin balancer, one 5 s behind the other",
 			rule:      "TX-MOD-008", // a page from the newest end no older than an answer before it (MUST)
 			judgesRun: true,
-			start:     func(t *testing.T) *httptest.Server { return replicas(t, 100*time.Millisecond, 3*time.Second) },
+			start:     func(t *testing.T) *httptest.Server { return replicas(t, 100*time.Millisecond, 5*time.Second) },
 			args:      []string{"--growth-wait", "1s"},
 		},
 		{
