@@ -134,7 +134,7 @@ func (s *scanner) value(depth int) (uint64, bool) {
 		return mix(tagString, maphash.Bytes(digestSeed, v)), ok
 	case '{':
 		s.i++
-		var sum, n uint64
+		var sum uint64
 		if s.next() == '}' {
 			s.i++
 			return mix(tagObject, 0), true
@@ -151,13 +151,12 @@ func (s *scanner) value(depth int) (uint64, bool) {
 			}
 			// Members add up, so that their order does not count.
 			sum += mix(mix(tagMember, maphash.Bytes(digestSeed, k)), h)
-			n++
 			switch s.next() {
 			case ',':
 				s.i++
 			case '}':
 				s.i++
-				return mix(mix(tagObject, sum), n), true
+				return mix(tagObject, sum), true
 			default:
 				return 0, false
 			}

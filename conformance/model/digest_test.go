@@ -42,6 +42,10 @@ func TestDigestIsOfContent(t *testing.T) {
 		{`{"a":[]}`, `{"a":[[]]}`, false},
 		{`{"a":"1","a":"1"}`, `{"a":"1"}`, false},
 		{`{"a":""}`, `{"a":" "}`, false},
+		{`[9,90,0.9,1e9,-9,0]`, `[ 9, 90, 0.9, 1e9, -9, 0 ]`, true},
+		{`[9]`, `[90]`, false},
+		{`9`, `9`, true},
+		{`{}`, `{"a":null}`, false},
 		{`{"a":""}`, `{ "a" : "" }`, true},
 		{"{\"a\":\"\xc3\xa9\"}", `{"a":"\u00e9"}`, true},
 		{`["a","b"]`, `["ab"]`, false},
@@ -55,7 +59,8 @@ func TestDigestIsOfContent(t *testing.T) {
 }
 
 func TestScannerRefusesWhatItDoesNotExpect(t *testing.T) {
-	for _, v := range []string{``, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `[1 2]`, `"abc`, `"a\"`, `{"a":1]`, `{1:2}`, `"\x"`} {
+	for _, v := range []string{``, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `[1 2]`, `"abc`, `"a\"`, `{"a":1]`, `{1:2}`, `"\x"`,
+		`01`, `-`, `1.`, `1e`, `1e+`, `.5`, `+1`, `tru`, `nul`, `falsy`, `[1.e3]`} {
 		s := &scanner{b: []byte(v)}
 		if _, ok := s.value(0); ok && s.next() == 0 {
 			t.Errorf("%q: digested", v)
@@ -64,6 +69,10 @@ func TestScannerRefusesWhatItDoesNotExpect(t *testing.T) {
 	deep := strings.Repeat("[", maxDepth+2) + strings.Repeat("]", maxDepth+2)
 	if _, ok := (&scanner{b: []byte(deep)}).value(0); ok {
 		t.Errorf("a value nested deeper than %d is digested", maxDepth)
+	}
+	deepObjects := strings.Repeat(`{"a":`, maxDepth+2) + "1" + strings.Repeat("}", maxDepth+2)
+	if _, ok := (&scanner{b: []byte(deepObjects)}).value(0); ok {
+		t.Errorf("objects nested deeper than %d are digested", maxDepth)
 	}
 	deepest := strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)
 	if _, ok := (&scanner{b: []byte(deepest)}).value(0); !ok {
