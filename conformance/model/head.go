@@ -100,15 +100,16 @@ func (t *track) judge(sent time.Time, num uint64) (point, bool) {
 // from the newest end must reach it; any X-Block-Height raises the height,
 // and every answer's must reach it.
 func (o *Observer) trackHead(ob *observed, a *Answer, p *Page, name func() int) {
-	newest, ok := newestRow(p.Rows)
-	if ok && a.Listing != Parameters {
-		if topPage(a) {
-			if was, older := ob.heads.judge(a.Sent, newest); older {
+	if a.Listing != Parameters {
+		if shown, ok := reachesNewest(a, p, ob.cursors); ok {
+			if was, older := ob.heads.judge(a.Sent, shown); older {
 				ob.heads.report(OlderHead{Listing: a.Listing, Earlier: o.urls[was.url], Later: o.urls[name()],
-					Was: fmt.Sprintf("newest row at %d", was.num), Now: fmt.Sprintf("newest row at %d", newest), Back: was.at, Asked: a.Sent})
+					Was: fmt.Sprintf("newest row at %d", was.num), Now: fmt.Sprintf("newest row at %d", shown), Back: was.at, Asked: a.Sent})
 			}
 		}
-		ob.heads.add(a.Received, newest, name())
+		if newest, ok := newestRow(p.Rows); ok {
+			ob.heads.add(a.Received, newest, name())
+		}
 	}
 	if h, err := strconv.ParseUint(a.Header.Get("X-Block-Height"), 10, 64); err == nil {
 		if was, older := ob.heights.judge(a.Sent, h); older {
@@ -139,25 +140,100 @@ func newestRow(rows []Row) (uint64, bool) {
 	return n, true
 }
 
-// topPage reports whether an answer is a page from the listing's newest
-// end, unfiltered: only a count (and newestFirst=true) asked, so that its
-// first rows are the listing's newest.
-func topPage(a *Answer) bool {
-	for k, v := range a.Query {
+// reachesNewest says whether an answer must reach the listing's newest
+// end, unfiltered, and how far it reached (the primary key of its newest
+// row): a page from the newest end (at most a count, newest first: its
+// first rows are the newest), or a page towards the newest end after a cursor
+// (newest first before=C with last=N; oldest first first=N, after a
+// cursor or not; transactions first=N after=C) that is short of its count,
+// and so holds every row newer than its cursor. An empty such page reached
+// its cursor's key (cursors finds a row's primary key by its cursor).
+func reachesNewest(a *Answer, p *Page, cursors map[string]uint64) (uint64, bool) {
+	one := func(k string) (string, bool) {
+		v := a.Query[k]
+		return firstOf(v), len(v) == 1
+	}
+	count := func(k string) (int, bool) {
+		v, ok := one(k)
+		n, err := strconv.Atoi(v)
+		return n, ok && err == nil && n >= 1
+	}
+	only := func(keys ...string) bool {
+		for k := range a.Query {
+			if !slices.Contains(keys, k) {
+				return false
+			}
+		}
+		return true
+	}
+	newest, rows := newestRow(p.Rows)
+	// shortAfter: a page after cursor c short of n rows reached the newest
+	// end: its newest row, or without rows, its cursor's key.
+	shortAfter := func(c string, n int) (uint64, bool) {
+		if len(p.Rows) >= n {
+			return 0, false
+		}
+		if rows {
+			return newest, true
+		}
+		num, ok := cursors[c]
+		if !ok && !a.Listing.paged() {
+			k, err := txCursor(c)
+			num, ok = k.Num, err == nil
+		}
+		return num, ok
+	}
+	if !a.Listing.paged() {
+		n, ok := count("first")
 		switch {
-		case k == pFirst && a.Listing.paged(), k == "first" && a.Listing == Transactions:
-			if n, err := strconv.Atoi(v[0]); err != nil || n < 1 || len(v) > 1 {
-				return false
+		case len(a.Query) == 0:
+			return newest, rows // the default page, from the newest
+		case !ok || !only("first", "after"):
+			return 0, false
+		case !a.Query.Has("after"):
+			return newest, rows
+		}
+		c, _ := one("after")
+		return shortAfter(c, n)
+	}
+	asc := false
+	if a.Query.Has(pNewest) {
+		v, ok := one(pNewest)
+		if !ok || v != "true" && v != "false" {
+			return 0, false
+		}
+		asc = v == "false"
+	}
+	switch {
+	case !asc && only(pFirst, pNewest):
+		if _, ok := count(pFirst); ok || !a.Query.Has(pFirst) {
+			return newest, rows
+		}
+	case !asc && only(pLast, pBefore, pNewest) && a.Query.Has(pBefore):
+		if n, ok := count(pLast); ok {
+			c, _ := one(pBefore)
+			return shortAfter(c, n)
+		}
+	case asc && only(pFirst, pAfter, pNewest):
+		if n, ok := count(pFirst); ok {
+			if !a.Query.Has(pAfter) {
+				if len(p.Rows) < n {
+					return newest, rows
+				}
+				return 0, false
 			}
-		case k == pNewest && a.Listing.paged():
-			if len(v) != 1 || v[0] != "true" {
-				return false
-			}
-		default:
-			return false
+			c, _ := one(pAfter)
+			return shortAfter(c, n)
 		}
 	}
-	return true
+	return 0, false
+}
+
+func firstOf(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
 }
 
 // OlderHeads returns the answers of a listing served from an older head

@@ -98,10 +98,12 @@ type observed struct {
 	moreRewrites   int
 	compared       int
 	heads, heights track
+	// cursors finds the primary key of a row seen, by its cursor.
+	cursors map[string]uint64
 }
 
 func newObserved() *observed {
-	return &observed{memory: map[Key]*remembered{}}
+	return &observed{memory: map[Key]*remembered{}, cursors: map[string]uint64{}}
 }
 
 // maxFindings bounds the findings of each kind kept per listing.
@@ -154,6 +156,9 @@ func (o *Observer) remember(a *Answer, p *Page) {
 	for i, r := range p.Rows {
 		if r.Digest != 0 {
 			o.rememberRow(ob, r, p.Node(i), whole, name)
+		}
+		if r.Cursor != "" {
+			ob.cursors[r.Cursor] = r.Key.Num
 		}
 	}
 	o.trackHead(ob, a, p, name)

@@ -312,3 +312,55 @@ func TestObserverIsSafeForConcurrentUse(t *testing.T) {
 		t.Errorf("%d answers, %d rows compared; want 200 and 150", answers, rows)
 	}
 }
+
+func TestReachesNewest(t *testing.T) {
+	rows := func(nums ...int) *Page {
+		p := &Page{Status: 200}
+		for _, n := range nums {
+			p.Rows = append(p.Rows, Row{Key: Key{Num: uint64(n)}})
+		}
+		return p
+	}
+	cursors := map[string]uint64{"c7": 7}
+	for _, tc := range []struct {
+		l     Listing
+		q     string
+		p     *Page
+		shown uint64
+		ok    bool
+	}{
+		{Snapshots, "", rows(9, 8), 9, true},
+		{Snapshots, "pagination.first=2", rows(9, 8), 9, true},
+		{Snapshots, "pagination.first=2&pagination.newestFirst=true", rows(9, 8), 9, true},
+		{Snapshots, "pagination.first=x", rows(9, 8), 0, false},
+		{Snapshots, "pagination.first=2&pagination.first=3", rows(9, 8), 0, false},
+		{Snapshots, "pagination.first=2&pagination.newestFirst=yes", rows(9, 8), 0, false},
+		{Snapshots, "pagination.first=2", rows(), 0, false},
+		{Snapshots, "pagination.first=2&pagination.after=c7", rows(6, 5), 0, false},
+		{Snapshots, "pagination.last=3&pagination.before=c7", rows(9, 8), 9, true},
+		{Snapshots, "pagination.last=2&pagination.before=c7", rows(9, 8), 0, false},
+		{Snapshots, "pagination.last=2&pagination.before=c7", rows(), 7, true},
+		{Snapshots, "pagination.last=2&pagination.before=c9", rows(), 0, false},
+		{Snapshots, "pagination.last=2", rows(2, 1), 0, false},
+		{Snapshots, "pagination.first=3&pagination.newestFirst=false", rows(1, 2), 2, true},
+		{Snapshots, "pagination.first=2&pagination.newestFirst=false", rows(1, 2), 0, false},
+		{Snapshots, "pagination.first=3&pagination.newestFirst=false&pagination.after=c7", rows(8, 9), 9, true},
+		{Snapshots, "pagination.first=3&pagination.newestFirst=false&pagination.after=c7", rows(), 7, true},
+		{Snapshots, "pagination.first=2&pagination.newestFirst=false&pagination.after=c7", rows(8, 9), 0, false},
+		{Snapshots, "pagination.first=3&nodeId=x", rows(9), 0, false},
+		{Transactions, "", rows(9, 8), 9, true},
+		{Transactions, "first=2", rows(9, 8), 9, true},
+		{Transactions, "first=3&after=7.1", rows(9, 8), 9, true},
+		{Transactions, "first=3&after=7.1", rows(), 7, true},
+		{Transactions, "first=3&after=bad", rows(), 0, false},
+		{Transactions, "first=2&after=7.1", rows(9, 8), 0, false},
+		{Transactions, "last=2", rows(2, 1), 0, false},
+		{Transactions, "first=2&parties=p", rows(9), 0, false},
+	} {
+		v, _ := url.ParseQuery(tc.q)
+		shown, ok := reachesNewest(&Answer{Listing: tc.l, Query: v}, tc.p, cursors)
+		if ok != tc.ok || ok && shown != tc.shown {
+			t.Errorf("%s %s %v: %d %v, want %d %v", tc.l, tc.q, heights(tc.p.Rows), shown, ok, tc.shown, tc.ok)
+		}
+	}
+}

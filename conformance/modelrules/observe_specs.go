@@ -242,7 +242,7 @@ func judgeHeads(l model.Listing, height bool) {
 	if height {
 		v.NoneBecause("no answer of the listing carried an X-Block-Height asked %s after another", model.HeadGrace)
 	} else {
-		v.NoneBecause("no unfiltered page from the listing's newest end was asked %s after another answer came back", model.HeadGrace)
+		v.NoneBecause("no unfiltered answer that reaches the listing's newest end was asked %s after another answer came back", model.HeadGrace)
 	}
 	var fs []observedFailure
 	for _, f := range found {

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,7 +53,7 @@ func buildDefects() []defect {
 		},
 		{
 			name: "lagging-replica", listing: "transactions", area: "model",
-			what:      "two replicas of a live chain behind a round-robin balancer, one 5 s behind the other",
+			what:      "two replicas of a live chain behind a balancer that sends each connection to the next in turn, one 5 s behind the other",
 			rule:      "TX-MOD-008", // a page from the newest end no older than an answer before it (MUST)
 			judgesRun: true,
 			start:     func(t *testing.T) *httptest.Server { return replicas(t, 100*time.Millisecond, 5*time.Second) },
@@ -149,18 +148,26 @@ var blameTargets sync.Map
 type blamePair struct{ clean, defective http.Handler }
 
 // replicas starts two replicas of a live chain, the second lag behind the
-// first (its genesis lag later), behind a round-robin balancer.
+// first (its genesis lag later), behind a balancer that sends each client
+// connection to the next replica in turn, as a round-robin balancer of
+// connections does.
 func replicas(t *testing.T, interval, lag time.Duration) *httptest.Server {
 	t.Helper()
 	now := time.Now()
 	a, b := liveHandler(t, interval, now), liveHandler(t, interval, now.Add(lag))
-	var n atomic.Uint64
+	var mu sync.Mutex
+	var n int
+	conns := map[string]http.Handler{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if n.Add(1)%2 == 0 {
-			a.ServeHTTP(w, r)
-			return
+		mu.Lock()
+		h, ok := conns[r.RemoteAddr]
+		if !ok {
+			h = []http.Handler{a, b}[n%2]
+			n++
+			conns[r.RemoteAddr] = h
 		}
-		b.ServeHTTP(w, r)
+		mu.Unlock()
+		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	blameTargets.Store(srv.URL, blamePair{clean: a, defective: b})
