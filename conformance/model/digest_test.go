@@ -171,10 +171,12 @@ func TestSkipValid(t *testing.T) {
 		`"abc"`, `"a\"b"`, `"a\\"`, `"a\\\"b"`, `""`, `123`, `-1.5e3`, `true`, `null`,
 		`{}`, `[]`, `{"a":[1,"]",{"b":"}"}],"c":null}`, `[[[]],{}]`, `{ "a" : "x\\" , "b" : 2 }`,
 	} {
-		s := &scanner{b: []byte(v + ` ,"next"`), valid: true}
-		s.skipValid()
-		if got := string(s.b[:s.i]); got != v {
-			t.Errorf("skipValid over %s stops after %q", v, got)
+		for _, after := range []string{` ,"next"`, ``} {
+			s := &scanner{b: []byte(v + after), valid: true}
+			s.skipValid()
+			if got := string(s.b[:s.i]); got != v {
+				t.Errorf("skipValid over %s stops after %q", v+after, got)
+			}
 		}
 	}
 }

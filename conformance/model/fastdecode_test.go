@@ -49,6 +49,7 @@ func TestFastDecodeAgreesWithEncodingJSON(t *testing.T) {
 		{"bytes outside ASCII", Parameters, "{\"networkParameters\":{\"edges\":[{\"node\":{\"key\":\"k\u00e9\xff\"}}]}}", true},
 		{"bytes that are not UTF-8", Parameters, "{\"networkParameters\":{\"edges\":[{\"node\":{\"key\":\"k\xc3\xa9\xff\x80\"}}]}}", true},
 		{"a lone continuation byte", Parameters, "{\"networkParameters\":{\"edges\":[{\"node\":{\"key\":\"k\x80\"}}]}}", true},
+		{"empty objects and arrays", Snapshots, `{"x":{},"coreSnapshots":{"edges":[{"node":{"blockHeight":"5","o":{},"a":[],"n":[{},[]]}}],"pageInfo":{}}}`, true},
 		{"empty strings", Parameters, `{"networkParameters":{"edges":[{"cursor":"","node":{"key":""}}],"pageInfo":{"startCursor":"","endCursor":""}}}`, true},
 		{"nulls", Games, `{"games":{"edges":[{"cursor":null,"node":{"epoch":"1","id":"g","individual":null,"team":{"team":[null,{"team":null}]}}}],"pageInfo":{"hasNextPage":null}}}`, true},
 		{"null edges", Snapshots, `{"coreSnapshots":{"edges":null}}`, true},
