@@ -35,8 +35,8 @@ type OlderHead struct {
 // (its Received), in the order they came back.
 type track struct {
 	points []point
-	// checked counts the answers held to the heads before them; older the
-	// ones found older (at most maxFindings), more how many more.
+	// checked counts the answers judged; older the ones found older (at
+	// most maxFindings), more how many more.
 	checked int
 	older   []OlderHead
 	more    int
@@ -83,7 +83,11 @@ func (t *track) add(at time.Time, num uint64, url int) {
 // judge holds an answer asked at sent, showing head num, to the heads of
 // the answers that came back HeadGrace or more before it was asked; it
 // returns the earlier answer when its head was higher.
+//
+// Every answer judged counts, whether one came back before it or not, so
+// that the count depends on the answers asked, not on when they came.
 func (t *track) judge(sent time.Time, num uint64) (point, bool) {
+	t.checked++
 	if sent.IsZero() {
 		return point{}, false
 	}
@@ -91,7 +95,6 @@ func (t *track) judge(sent time.Time, num uint64) (point, bool) {
 	if !ok {
 		return point{}, false
 	}
-	t.checked++
 	return p, p.num > num
 }
 
@@ -238,7 +241,8 @@ func firstOf(v []string) string {
 
 // OlderHeads returns the answers of a listing served from an older head
 // than one before them (by newest row, or by X-Block-Height), how many
-// more there were, and how many answers were held to a head before them.
+// more there were, and how many answers were judged (each that must reach
+// the head, held to the heads that came back before it).
 func (o *Observer) OlderHeads(l Listing, height bool) (found []OlderHead, more, checked int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

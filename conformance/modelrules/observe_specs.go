@@ -240,9 +240,9 @@ func judgeHeads(l model.Listing, height bool) {
 	found, more, checked := o.OlderHeads(l, height)
 	v.Judged(checked)
 	if height {
-		v.NoneBecause("no answer of the listing carried an X-Block-Height asked %s after another", model.HeadGrace)
+		v.NoneBecause("no answer of the listing carried an X-Block-Height")
 	} else {
-		v.NoneBecause("no unfiltered answer that reaches the listing's newest end was asked %s after another answer came back", model.HeadGrace)
+		v.NoneBecause("no unfiltered answer that must reach the listing's newest end was asked")
 	}
 	var fs []observedFailure
 	for _, f := range found {
