@@ -144,10 +144,10 @@ func (o *Observer) remember(a *Answer, p *Page) {
 	defer o.mu.Unlock()
 	ob := o.lists[a.Listing]
 	ob.answers++
-	ref := -1
+	ref, named := 0, false
 	name := func() int {
-		if ref < 0 {
-			ref = len(o.urls)
+		if !named {
+			ref, named = len(o.urls), true
 			o.urls = append(o.urls, a.URL)
 		}
 		return ref

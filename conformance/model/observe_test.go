@@ -169,6 +169,7 @@ func TestDescribeChange(t *testing.T) {
 		{`{"a":{"x":1}}`, `{"a":[1]}`, `a: {"x":1} before, [1] now`},
 		{`{"a":"1"}`, `{"a":1}`, `a: "1" before, 1 now`},
 		{`{"a":"` + strings.Repeat("x", 100) + `"}`, `{"a":"y"}`, `a: "` + strings.Repeat("x", 79) + `… before, "y" now`},
+		{`{"a":"` + strings.Repeat("x", 78) + `"}`, `{"a":"y"}`, `a: "` + strings.Repeat("x", 78) + `" before, "y" now`},
 		{`[1]`, `{"a":1}`, `the record: [1] before, {"a":1} now`},
 		{`1`, `[1]`, `the record: 1 before, [1] now`},
 		{`{"a":1}`, `{"a":1}`, `the record's content differs`},
@@ -362,5 +363,24 @@ func TestReachesNewest(t *testing.T) {
 		if ok != tc.ok || ok && shown != tc.shown {
 			t.Errorf("%s %s %v: %d %v, want %d %v", tc.l, tc.q, heights(tc.p.Rows), shown, ok, tc.shown, tc.ok)
 		}
+	}
+}
+
+func TestObserverBoundsItsFindings(t *testing.T) {
+	o := NewObserver(ObserverOptions{})
+	tx := func(b int) []byte {
+		return encode(Transactions, []Row{{Key: Key{Num: uint64(b)}, Cursor: fmt.Sprintf("%d.0", b)}}, false, false)
+	}
+	o.Observe(ans(Transactions, "first=1", tx(100), 0))
+	for i := range maxFindings + 3 {
+		o.Observe(ans(Transactions, fmt.Sprintf("first=%d", i+2), tx(50), float64(i+1)))
+	}
+	found, more, checked := o.OlderHeads(Transactions, false)
+	if len(found) != maxFindings || more != 3 || checked != maxFindings+4 {
+		t.Errorf("%d older heads kept, %d more, %d judged; want %d, 3, %d", len(found), more, checked, maxFindings, maxFindings+4)
+	}
+	// Each finding names its own answer.
+	if found[0].Later == found[1].Later || o.urls[0] != "http://x/transactions?first=1" || len(o.urls) != maxFindings+4 {
+		t.Errorf("findings %q and %q; %d answers named", found[0].Later, found[1].Later, len(o.urls))
 	}
 }
