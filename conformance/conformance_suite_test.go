@@ -59,7 +59,7 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	setActiveConfig(suiteFlags)
+	setActiveConfig(suiteFlags, ginkgoFlags.suite.LabelFilter)
 	defer client.Current().Stop()
 	if err := preflight(suiteFlags, transactionsSelected(rules, ginkgoFlags.suite.LabelFilter)); err != nil {
 		t.Fatal(err)

@@ -55,11 +55,13 @@ func resetSuite() {
 }
 
 // setActiveConfig sets the configuration the specs read, before RunSpecs,
-// by Run or by the go test entry point, with the run's traffic and growth
-// walks afresh.
-func setActiveConfig(cfg config.Config) {
+// by Run or by the go test entry point, with the run's traffic, growth
+// walks and observer afresh (the observer only when the label filter
+// selects a rule that reads it).
+func setActiveConfig(cfg config.Config, labelFilter string) {
 	rule.SetActive(cfg)
 	modelrules.ResetGrowth()
+	modelrules.StartObserving(labelFilter, nil)
 }
 
 // RunOptions says how Run reports.
@@ -136,7 +138,7 @@ func Run(cfg config.Config, opts RunOptions) (*report.Summary, error) {
 		return nil, fmt.Errorf("conformance: waivers: %w", err)
 	}
 	started := time.Now()
-	setActiveConfig(cfg)
+	setActiveConfig(cfg, opts.LabelFilter)
 	defer client.Current().Stop()
 	rule.SetWaivers(opts.Waivers, started)
 	out := opts.Output

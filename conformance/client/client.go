@@ -37,6 +37,13 @@ type Exchange struct {
 	Err error
 	// elapsed is the time of the last attempt.
 	elapsed time.Duration
+	// Sent and Received are when the last attempt's request went and its
+	// answer was read whole (zero when none was): an answer is later than
+	// another only when it was asked after the other came back.
+	Sent, Received time.Time
+	// Decoded is what the run's observer (RunState.SetObserver) made of
+	// the answer, for the rules that read it after: nil when none did.
+	Decoded any
 	// retries is how many times the request was asked again after a 429
 	// or 503.
 	retries int
@@ -201,9 +208,16 @@ func (c *Client) Keep(ex *Exchange) {
 	if ex.Err != nil {
 		return
 	}
-	if !c.State.keepBody(len(ex.Body)) {
+	switch {
+	case !c.State.keepBody(len(ex.Body)):
 		cp := *ex
-		cp.Body, cp.Unkept = nil, true
+		cp.Body, cp.Unkept, cp.Decoded = nil, true, nil
+		ex = &cp
+	case ex.Decoded != nil:
+		// The rules that read the kept answers decode them their own way:
+		// the observer's reading is not kept with them.
+		cp := *ex
+		cp.Decoded = nil
 		ex = &cp
 	}
 	c.mu.Lock()
@@ -226,12 +240,14 @@ func (c *Client) Fetch(method, base, path string, q url.Values) *Exchange {
 	for attempt := 0; ; attempt++ {
 		c.attempt(ex)
 		if ex.Err != nil || (ex.Status != http.StatusTooManyRequests && ex.Status != http.StatusServiceUnavailable) {
+			c.State.observe(ex)
 			return ex
 		}
 		wait, ok := retryWait(ex.Header, attempt, time.Now())
 		if !ok || attempt >= c.State.retries || waited+wait > MaxRetryBudget {
 			ex.Refused = true
 			c.State.refused(ex.URL)
+			c.State.observe(ex)
 			return ex
 		}
 		waited += wait
@@ -248,12 +264,14 @@ var exchangeSeq atomic.Uint64
 // at Config.Timeout or at the run deadline, whichever comes first.
 func (c *Client) attempt(ex *Exchange) {
 	ex.Status, ex.Header, ex.Body, ex.Err = 0, nil, nil, nil
+	ex.Sent, ex.Received = time.Time{}, time.Time{}
 	if err := c.State.acquire(); err != nil {
 		ex.Err = err
 		return
 	}
 	defer c.State.release()
 	start := time.Now()
+	ex.Sent = start
 	defer func() { ex.elapsed = time.Since(start) }()
 	ctx, cancel := context.WithTimeout(c.State.Ctx, c.Config.Timeout)
 	defer cancel()
@@ -275,7 +293,9 @@ func (c *Client) attempt(ex *Exchange) {
 	ex.Body, err = c.State.bodies.read(ctx, resp.Body, MaxBody)
 	if err != nil {
 		ex.Err = c.attemptError(err)
+		return
 	}
+	ex.Received = time.Now()
 }
 
 // attemptError says why an attempt ended without a whole answer: as err

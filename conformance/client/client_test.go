@@ -325,3 +325,63 @@ func TestTrimBody(t *testing.T) {
 		})
 	}
 }
+
+// TestObserverSeesEveryWholeAnswerOnce sets a run's observer and asks
+// requests that end every way: the observer sees each exchange that brought
+// a whole answer once, after its retries (refused ones included), never
+// one that brought none; what it sets in Decoded comes back with the
+// exchange but is not kept in the client's log.
+func TestObserverSeesEveryWholeAnswerOnce(t *testing.T) {
+	h, _ := flaky(1, 429, "0")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/retried":
+			h.ServeHTTP(w, r)
+		case "/refused":
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(429)
+		case "/cut":
+			w.Header().Set("Content-Length", "100")
+			io.WriteString(w, "{")
+		default:
+			io.WriteString(w, `{"ok":true}`)
+		}
+	}))
+	defer srv.Close()
+	c := useTraffic(t, config.Config{BaseURL: srv.URL, Timeout: 5 * time.Second})
+	var mu sync.Mutex
+	seen := map[string]int{}
+	c.State.SetObserver(func(ex *Exchange) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[ex.Path]++
+		if ex.Sent.IsZero() || ex.Received.Before(ex.Sent) {
+			t.Errorf("%s: sent %v, received %v", ex.Path, ex.Sent, ex.Received)
+		}
+		ex.Decoded = ex.Status
+	})
+	for _, tc := range []struct {
+		path    string
+		seen    int
+		decoded any
+	}{
+		{"/plain", 1, 200},
+		{"/retried", 1, 200},
+		{"/refused", 1, 429},
+		{"/cut", 0, nil},
+	} {
+		ex := c.Get(srv.URL, tc.path, nil)
+		if seen[tc.path] != tc.seen || ex.Decoded != tc.decoded {
+			t.Errorf("%s: the observer saw it %d times, Decoded %v; want %d, %v", tc.path, seen[tc.path], ex.Decoded, tc.seen, tc.decoded)
+		}
+	}
+	for _, ex := range c.Exchanges() {
+		if ex.Decoded != nil {
+			t.Errorf("%s: the client's log keeps Decoded %v", ex.Path, ex.Decoded)
+		}
+	}
+	c.State.SetObserver(nil)
+	if c.Get(srv.URL, "/after", nil); seen["/after"] != 0 {
+		t.Errorf("the observer saw a request after it was removed")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chaindata/harness/conformance/config"
@@ -98,6 +99,10 @@ type RunState struct {
 	// bodies is the memory for the bodies being read.
 	bodies *bodyBudget
 
+	// observer is called with every exchange of the run that brought a
+	// whole answer (SetObserver).
+	observer atomic.Pointer[func(*Exchange)]
+
 	mu     sync.Mutex
 	counts Traffic
 	// kept is the bytes of the bodies kept for the schema rules, at most
@@ -155,6 +160,26 @@ func (t *RunState) apply(req *http.Request) {
 			continue
 		}
 		req.Header.Set(h.name, h.value)
+	}
+}
+
+// SetObserver makes f see every exchange of the run that brings a whole
+// answer, whatever client asked it (every rule's traffic, retries done):
+// f is called once an exchange, on the goroutine that asked it, before
+// Fetch returns, and may set the exchange's Decoded. nil stops it.
+func (t *RunState) SetObserver(f func(*Exchange)) {
+	if f == nil {
+		t.observer.Store(nil)
+		return
+	}
+	t.observer.Store(&f)
+}
+
+// observe hands an exchange to the run's observer, if it brought a whole
+// answer.
+func (t *RunState) observe(ex *Exchange) {
+	if f := t.observer.Load(); f != nil && ex.Err == nil {
+		(*f)(ex)
 	}
 }
 

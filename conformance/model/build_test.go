@@ -111,10 +111,10 @@ func TestBuildPaged(t *testing.T) {
 		firstTail uint64
 		asked     int
 	}{
-		{100, true, 50, 0, 5},
-		{50, true, 50, 0, 6}, // the head (25 + 5 over) and tail (25 + 5) meet
-		{20, false, 20, 10, 2},
-		{2, false, 20, 10, 2},
+		{100, true, 50, 0, 12}, // newest first, the end confirmed; oldest first likewise
+		{50, true, 50, 0, 6},   // the head (25 + 5 over) and tail (25 + 5) meet
+		{20, false, 20, 10, 3}, // and a hop from the head reaches the tail: no window
+		{2, false, 20, 10, 3},
 	} {
 		asked := 0
 		m, err := Build(context.Background(), oracleServer(truth, &asked), Snapshots, Options{MaxRows: tc.maxRows, PageSize: 10})
@@ -190,8 +190,8 @@ func TestBuildTransactions(t *testing.T) {
 		{200, 10, true, 60},
 		{60, 10, false, 40}, // 30 newest, 10 oldest
 		{110, 10, true, 60}, // 60 newest and 10 oldest overlap
-		{20, 10, false, 20},
-		{20, 7, false, 21},
+		{20, 10, false, 40}, // 10 newest, 10 oldest, a window of 20 at block 20
+		{20, 7, false, 35},  // 14 newest, 7 oldest, a window of 14 at block 19
 	} {
 		asked := 0
 		m, err := Build(context.Background(), oracleServer(truth, &asked), Transactions, Options{MaxRows: tc.maxRows, PageSize: tc.page})
@@ -228,11 +228,11 @@ func TestBuildGames(t *testing.T) {
 		whole   bool
 	}{
 		{1000, []Span{{0, 100}}, true},
-		{200, []Span{{0, 100}}, true},
-		{100, []Span{{0, 29}, {71, 100}}, false},
-		{150, []Span{{0, 100}}, true},
-		{120, []Span{{0, 29}, {71, 100}}, false}, // a window of exactly half the bound ends each side
-		{60, []Span{{0, 29}, {71, 100}}, false},
+		{200, []Span{{46, 100}}, false}, // the unfiltered 30 epochs, and a window 25 deeper
+		{100, []Span{{71, 100}}, false}, // the unfiltered 30 epochs are half the bound
+		{150, []Span{{46, 100}}, false},
+		{120, []Span{{71, 100}}, false},
+		{60, []Span{{71, 100}}, false},
 	} {
 		asked := 0
 		m, err := Build(context.Background(), oracleServer(truth, &asked), Games, Options{MaxRows: tc.maxRows, PageSize: 25})
@@ -278,17 +278,8 @@ func TestBuildErrors(t *testing.T) {
 		"transport": func(context.Context, Listing, url.Values) (int, []byte, error) { return 0, nil, boom },
 		"status":    func(context.Context, Listing, url.Values) (int, []byte, error) { return 500, []byte(`{}`), nil },
 		"not json":  func(context.Context, Listing, url.Values) (int, []byte, error) { return 200, []byte(`<html>`), nil },
-		"repeats": func(_ context.Context, l Listing, q url.Values) (int, []byte, error) {
-			return 200, encode(l, snaps(5, 4), true, false), nil
-		},
-		"out of order": func(_ context.Context, l Listing, q url.Values) (int, []byte, error) {
-			return 200, encode(l, txRows("1.0 A p", "2.0 A p"), false, false), nil
-		},
 	} {
-		for _, l := range []Listing{Snapshots, Games, Transactions} {
-			if name == "out of order" && l != Transactions || name == "repeats" && l == Transactions {
-				continue
-			}
+		for _, l := range Listings {
 			if _, err := Build(context.Background(), f, l, Options{PageSize: 2}); err == nil || !strings.Contains(err.Error(), l.Path()) {
 				t.Errorf("%s %s: want an error naming the path, got %v", name, l, err)
 			}
@@ -330,7 +321,7 @@ func TestGrew(t *testing.T) {
 	}
 }
 
-func TestJoin(t *testing.T) {
+func TestJoinRuns(t *testing.T) {
 	for _, tc := range []struct {
 		head, tail []uint64
 		want       []uint64
@@ -343,10 +334,18 @@ func TestJoin(t *testing.T) {
 		{nil, []uint64{1}, nil, false},
 		{[]uint64{1}, nil, nil, false},
 	} {
-		got, ok := join(snaps(tc.head...), snaps(tc.tail...))
+		got, ok := joinRuns(snaps(tc.head...), snaps(tc.tail...))
 		if ok != tc.ok || (ok && !slices.Equal(heights(got), tc.want)) {
-			t.Errorf("join(%v, %v) = %v %v, want %v %v", tc.head, tc.tail, heights(got), ok, tc.want, tc.ok)
+			t.Errorf("joinRuns(%v, %v) = %v %v, want %v %v", tc.head, tc.tail, heights(got), ok, tc.want, tc.ok)
 		}
+	}
+	// Rows of the tail that share the head's last primary key and are not
+	// in the head follow it.
+	head := []Row{{Key: Key{9, "a", 0}}, {Key: Key{8, "b", 0}}}
+	tail := []Row{{Key: Key{8, "c", 0}}, {Key: Key{8, "b", 0}}, {Key: Key{7, "a", 0}}}
+	got, ok := joinRuns(head, tail)
+	if !ok || fmt.Sprint(keys(got)) != "[9/a 8/b 8/c 7/a]" {
+		t.Errorf("joinRuns with ties: %v %v", keys(got), ok)
 	}
 }
 

@@ -103,28 +103,85 @@ func TestCompareJudgesAtTheirLevels(t *testing.T) {
 
 func TestCompareTies(t *testing.T) {
 	rows := []Row{{Key: Key{9, "a", 0}, Cursor: "1"}, {Key: Key{9, "b", 0}, Cursor: "2"}, {Key: Key{8, "a", 0}, Cursor: "3"}}
-	want := &Expected{Status: 200, Level: Must, Known: true, Rows: rows, HasNext: False, HasPrev: False}
 	swapped := []Row{rows[1], rows[0], rows[2]}
-	if d := aspects(Compare(Games, want, page(swapped, false, false), nil, false)); !mapsEqual(d, map[Aspect]Level{AspectTies: Should}) {
-		t.Errorf("games with ties swapped: %v", d)
-	}
-	// Snapshots have no ties: any swap is a difference in rows.
-	if d := aspects(Compare(Snapshots, want, page(swapped, false, false), nil, false)); d[AspectRows] != Must {
-		t.Errorf("snapshots swapped: %v", d)
-	}
 	tx := txRows("9.1 A p", "9.0 A p", "8.0 A p")
-	wantTx := &Expected{Status: 200, Level: Must, Known: true, Rows: tx}
-	if d := aspects(Compare(Transactions, wantTx, &Page{Status: 200, Rows: []Row{tx[1], tx[0], tx[2]}}, nil, false)); !mapsEqual(d, map[Aspect]Level{AspectTies: Should}) {
-		t.Errorf("transactions of a block swapped: %v", d)
+	params := []Row{{Key: Key{Str: "a"}, Cursor: "1"}, {Key: Key{Str: "b"}, Cursor: "2"}}
+	for _, tc := range []struct {
+		name  string
+		l     Listing
+		want  []Row
+		loose bool
+		asc   bool
+		got   []Row
+		diffs map[Aspect]Level
+	}{
+		{"games in the order learned", Games, rows, false, false, rows, map[Aspect]Level{}},
+		{"games out of the order learned", Games, rows, false, false, swapped, map[Aspect]Level{AspectRows: Must}},
+		{"games in another order learned", Games, swapped, false, false, swapped, map[Aspect]Level{AspectTies: Should}},
+		{"games in an order not learned", Games, rows, true, false, swapped, map[Aspect]Level{AspectTies: Should}},
+		{"games oldest first, reversed", Games, []Row{rows[2], rows[1], rows[0]}, false, true, []Row{rows[2], rows[1], rows[0]}, map[Aspect]Level{}},
+		{"games oldest first, not reversed", Games, []Row{rows[2], rows[0], rows[1]}, false, true, []Row{rows[2], rows[0], rows[1]}, map[Aspect]Level{AspectTies: Should}},
+		{"games loose, another row", Games, rows, true, false, []Row{rows[1], rows[1], rows[2]}, map[Aspect]Level{AspectRows: Must}},
+		{"snapshots have no ties", Snapshots, rows, false, false, swapped, map[Aspect]Level{AspectRows: Must}},
+		{"transactions in another order learned", Transactions, []Row{tx[1], tx[0], tx[2]}, false, false, []Row{tx[1], tx[0], tx[2]}, map[Aspect]Level{AspectTies: Should}},
+		{"transactions out of order", Transactions, tx, false, false, []Row{tx[2], tx[0], tx[1]}, map[Aspect]Level{AspectRows: Must}},
+		{"parameters in key order", Parameters, params, false, false, params, map[Aspect]Level{}},
+		{"parameters in key order, oldest first", Parameters, params, false, true, params, map[Aspect]Level{}},
+		{"parameters in another order learned", Parameters, []Row{params[1], params[0]}, false, true, []Row{params[1], params[0]}, map[Aspect]Level{AspectTies: Should}},
+	} {
+		want := &Expected{Status: 200, Level: Must, Known: true, Rows: tc.want, LooseTies: tc.loose, Asc: tc.asc}
+		got := &Page{Status: 200, Rows: tc.got}
+		if tc.l.paged() {
+			got = page(tc.got, false, false)
+		}
+		j := Compare(tc.l, want, got, nil, false)
+		if d := aspects(j); !mapsEqual(d, tc.diffs) {
+			t.Errorf("%s: %v, want %v: %+v", tc.name, d, tc.diffs, j.Differences)
+		}
+		for _, d := range j.Differences {
+			if d.Aspect == AspectTies && !strings.Contains(d.Detail, "docs/behaviour.md") {
+				t.Errorf("%s: %s", tc.name, d.Detail)
+			}
+		}
 	}
-	if d := aspects(Compare(Transactions, wantTx, &Page{Status: 200, Rows: []Row{tx[2], tx[0], tx[1]}}, nil, false)); d[AspectRows] != Must {
-		t.Errorf("transactions out of order: %v", d)
-	}
-	j := Compare(Transactions, wantTx, &Page{Status: 200, Rows: tx}, nil, false)
+	j := Compare(Transactions, &Expected{Status: 200, Level: Must, Known: true, Rows: tx}, &Page{Status: 200, Rows: tx}, nil, false)
 	for _, a := range j.Aspects {
 		if a.Aspect == AspectNext || a.Aspect == AspectCursors {
 			t.Errorf("transactions have no %s", a.Aspect)
 		}
+	}
+}
+
+func TestCompareContent(t *testing.T) {
+	rows := snaps(3, 2, 1)
+	for i := range rows {
+		rows[i].Digest = uint64(i + 1)
+	}
+	want := &Expected{Status: 200, Level: Must, Known: true, Rows: rows, HasNext: False, HasPrev: False}
+	for _, tc := range []struct {
+		name   string
+		digest []uint64
+		detail string
+	}{
+		{"the same", []uint64{1, 2, 3}, ""},
+		{"unknown", []uint64{1, 0, 3}, ""},
+		{"another", []uint64{1, 5, 3}, "row 2: 2: content differs"},
+	} {
+		got := slices.Clone(rows)
+		for i := range got {
+			got[i].Digest = tc.digest[i]
+		}
+		j := Compare(Snapshots, want, page(got, false, false), nil, false)
+		switch {
+		case tc.detail == "" && len(j.Differences) > 0:
+			t.Errorf("%s: %+v", tc.name, j.Differences)
+		case tc.detail != "" && (len(j.Differences) != 1 || j.Differences[0].Aspect != AspectRows || !strings.HasPrefix(j.Differences[0].Detail, tc.detail)):
+			t.Errorf("%s: %+v, want rows: %s", tc.name, j.Differences, tc.detail)
+		}
+	}
+	// A model without digests (0) judges no content.
+	if j := Compare(Snapshots, &Expected{Status: 200, Known: true, Rows: snaps(3)}, page(rows[:1], false, false), nil, false); len(j.Differences) != 0 {
+		t.Errorf("%+v", j.Differences)
 	}
 }
 
@@ -189,7 +246,7 @@ func TestFirstDifference(t *testing.T) {
 }
 
 func TestAspects(t *testing.T) {
-	for l, want := range map[Listing]int{Games: 7, Snapshots: 6, Rotations: 7, Parameters: 6, Transactions: 4} {
+	for l, want := range map[Listing]int{Games: 7, Snapshots: 6, Rotations: 7, Parameters: 7, Transactions: 4} {
 		if got := len(l.Aspects()); got != want {
 			t.Errorf("%s: %d aspects, want %d", l, got, want)
 		}
@@ -390,5 +447,34 @@ func TestFit(t *testing.T) {
 	g.fit(got)
 	if got.Get("first") != "3" || got.Has("after") || got.Has("before") {
 		t.Errorf("fit of transactions: %s, want first=3 alone", Describe(got))
+	}
+}
+
+func TestSameAnswer(t *testing.T) {
+	base := func() *Page {
+		return &Page{Status: 200, Rows: []Row{{Key: Key{Num: 2}, Cursor: "a", Digest: 1}, {Key: Key{Num: 1}, Cursor: "b", Digest: 2}},
+			HasNext: true, StartCursor: "a", EndCursor: "b"}
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*Page)
+		same   bool
+	}{
+		{"the same", func(*Page) {}, true},
+		{"status", func(p *Page) { p.Status = 500 }, false},
+		{"a row less", func(p *Page) { p.Rows = p.Rows[:1] }, false},
+		{"a key", func(p *Page) { p.Rows[1].Key.Num = 0 }, false},
+		{"a cursor", func(p *Page) { p.Rows[0].Cursor = "x" }, false},
+		{"a content", func(p *Page) { p.Rows[1].Digest = 3 }, false},
+		{"hasNextPage", func(p *Page) { p.HasNext = false }, false},
+		{"hasPreviousPage", func(p *Page) { p.HasPrev = true }, false},
+		{"startCursor", func(p *Page) { p.StartCursor = "" }, false},
+		{"endCursor", func(p *Page) { p.EndCursor = "" }, false},
+	} {
+		a, b := base(), base()
+		tc.change(b)
+		if got := SameAnswer(a, b); got != tc.same {
+			t.Errorf("%s: SameAnswer %v, want %v", tc.name, got, tc.same)
+		}
 	}
 }

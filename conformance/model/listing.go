@@ -118,6 +118,9 @@ func newer(a, b Key) int {
 type Row struct {
 	Key    Key
 	Cursor string
+	// Digest is the digest of the record's content (see digest.go): 0 when
+	// unknown.
+	Digest uint64
 	// Games: whether the game has individual and team entries, its teams
 	// and the parties in each role.
 	Individual, Team bool
@@ -295,6 +298,32 @@ type Page struct {
 	HasNext, HasPrev       bool
 	StartCursor, EndCursor string
 	// Edge cursors equal to the row's Cursor are the rows' own.
+
+	// nodes are the records' bytes in the body, one a row (nil when they
+	// could not be found).
+	nodes []node
+}
+
+// Node returns the bytes of row i's record in the answer's body (the node
+// of its edge, or the transaction), or nil when they are not known.
+func (p *Page) Node(i int) []byte {
+	if i < 0 || i >= len(p.nodes) {
+		return nil
+	}
+	return p.nodes[i].raw
+}
+
+// digest sets the rows' digests from the records found in the body, when
+// they are one a row.
+func (p *Page) digest(l Listing, body []byte) {
+	ns, ok := nodes(l, body)
+	if !ok || len(ns) != len(p.Rows) {
+		return
+	}
+	p.nodes = ns
+	for i := range p.Rows {
+		p.Rows[i].Digest = ns[i].digest
+	}
 }
 
 // connection is a paged answer's object: its edges, each node read as a
@@ -315,16 +344,26 @@ type connection struct {
 // Decode reads an answer of the listing. A status other than 200 gives a
 // Page with only the status; a 200 whose body cannot be read is an error.
 //
-// The body is read in one pass, straight into the records: the model asks
-// hundreds of queries of each listing, and reading their answers is most
-// of a run's work. Its members are matched as encoding/json matches struct
-// fields (an exact name first, else one that differs only in case); the
-// schema rules judge their spelling.
+// The body is read in one pass of a scanner that reads only what the model
+// needs (fastDecode): every answer of a run is read once, and reading them
+// is most of a run's work. Its members are matched as encoding/json matches
+// struct fields (an exact name first, else one that differs only in case);
+// a body the scanner does not read exactly as encoding/json would is read
+// by encoding/json (decodeJSON). The schema rules judge the spelling.
 func Decode(l Listing, status int, body []byte) (*Page, error) {
-	p := &Page{Status: status}
 	if status != 200 {
+		return &Page{Status: status}, nil
+	}
+	if p, ok := fastDecode(l, body); ok {
 		return p, nil
 	}
+	return decodeJSON(l, body)
+}
+
+// decodeJSON reads a 200 answer with encoding/json: the reading fastDecode
+// must agree with, and the one that says what is wrong with a body.
+func decodeJSON(l Listing, body []byte) (*Page, error) {
+	p := &Page{Status: 200}
 	field := listingInfo[l].field
 	v := reflect.New(answerTypes[l])
 	if err := json.Unmarshal(body, v.Interface()); err != nil {
@@ -352,6 +391,7 @@ func Decode(l Listing, status int, body []byte) (*Page, error) {
 			}
 			p.Rows = append(p.Rows, r)
 		}
+		p.digest(l, body)
 		return p, nil
 	}
 	conn := f.Interface().(*connection)
@@ -364,6 +404,7 @@ func Decode(l Listing, status int, body []byte) (*Page, error) {
 	}
 	pi := conn.PageInfo
 	p.HasNext, p.HasPrev, p.StartCursor, p.EndCursor = pi.HasNextPage, pi.HasPreviousPage, pi.StartCursor, pi.EndCursor
+	p.digest(l, body)
 	return p, nil
 }
 

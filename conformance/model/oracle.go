@@ -54,6 +54,12 @@ type Expected struct {
 	// Volatile is set when the answer reaches the newest rows: on a chain
 	// that grew since the model was built it changes, rightly.
 	Volatile bool
+	// Asc is set when the rows are oldest first (newestFirst=false).
+	Asc bool
+	// LooseTies is set when the page holds rows that share their primary
+	// key whose order the deployment's walks did not show: they are
+	// compared as a set.
+	LooseTies bool
 }
 
 func (e *Expected) should(why string) {
@@ -135,7 +141,7 @@ func (m *Model) readPagination(p params, e *Expected) (pagedReq, bool) {
 			e.refuse("a newestFirst that is not a boolean", Should)
 			return r, false
 		}
-		r.asc = (v == "false" || v == "0") && m.Listing.ordered()
+		r.asc = v == "false" || v == "0"
 	}
 	if p.has(pAfter) && p.has(pBefore) {
 		e.refuse("after together with before", Should)
@@ -194,38 +200,20 @@ func (m *Model) expectPaged(p params, e *Expected) *Expected {
 		return e
 	}
 	keep, ok := m.filter(p, e)
-	if !ok {
+	if !ok || !m.knows(r.asc) {
 		return e
 	}
 	seq := m.sequence(keep, r.asc)
-	order := newer
-	if r.asc {
-		order = func(a, b Key) int { return newer(b, a) }
-	}
-	// pos returns the first place at or after k (strict: after k).
+	e.Asc = r.asc
+	// pos returns the first place of seq at or after k (strict: after k),
+	// in the order the deployment's walks showed.
 	pos := func(k Key, strict bool) (int, bool) {
-		zone, ok := m.zone(k)
+		cut, ok := m.cut(k, r.asc, strict)
 		if !ok {
 			return 0, false
 		}
-		for i, it := range seq {
-			var c int
-			if it.gap {
-				c = 1 // the gap lies after a head key, before a tail key (newest first)
-				if zone == 1 {
-					c = -1
-				}
-				if r.asc {
-					c = -c
-				}
-			} else {
-				c = order(it.row.Key, k)
-			}
-			if c > 0 || (c == 0 && !strict) {
-				return i, true
-			}
-		}
-		return len(seq), true
+		i, _ := slices.BinarySearchFunc(seq, cut, func(it item, p int) int { return it.place - p })
+		return i, true
 	}
 	start, end := 0, len(seq)
 	switch {
@@ -257,9 +245,13 @@ func (m *Model) expectPaged(p params, e *Expected) *Expected {
 		}
 		start, end = min(start, end), max(start, end)
 	}
+	if cutsLooseTies(seq, start) || cutsLooseTies(seq, end) {
+		return e // which of the rows that share a key are on the page is not known
+	}
 	e.Known = true
 	for _, it := range seq[start:end] {
 		e.Rows = append(e.Rows, *it.row)
+		e.LooseTies = e.LooseTies || it.loose
 	}
 	e.HasNext, e.HasPrev = flagAfter(seq[end:]), flagAfter(reverse(seq[:start]))
 	// New rows arrive at the newest end (for games: in epochs from the
@@ -272,6 +264,16 @@ func (m *Model) expectPaged(p params, e *Expected) *Expected {
 		e.Volatile = start == 0
 	}
 	return e
+}
+
+// cutsLooseTies reports whether a page edge at place i of seq falls among
+// rows that share their primary key in an order not learned.
+func cutsLooseTies(seq []item, i int) bool {
+	if i <= 0 || i >= len(seq) {
+		return false
+	}
+	a, b := seq[i-1], seq[i]
+	return !a.gap && !b.gap && (a.loose || b.loose) && a.row.Key.Num == b.row.Key.Num
 }
 
 // take counts n rows from place i of seq, forwards (dir 1: the end place)
@@ -314,18 +316,6 @@ func reverse(s []item) []item {
 	out := slices.Clone(s)
 	slices.Reverse(out)
 	return out
-}
-
-// zone places a key: -1 in the head (or a whole listing), 1 in the tail;
-// false when it lies in the gap.
-func (m *Model) zone(k Key) (int, bool) {
-	if m.whole || len(m.head) == 0 || newer(k, m.head[len(m.head)-1].Key) <= 0 {
-		return -1, true
-	}
-	if len(m.tail) > 0 && newer(k, m.tail[0].Key) >= 0 {
-		return 1, true
-	}
-	return 0, false
 }
 
 // The entity scopes of the games listing.
@@ -496,17 +486,24 @@ func (m *Model) expectTransactions(p params, e *Expected) *Expected {
 	seq := m.sequence(keep, false)
 	lo, hi := 0, len(seq)
 	ok := true
+	// pos is the place of seq of the first transaction older than k (or,
+	// not strict, k itself).
+	pos := func(k Key, strict bool) (int, bool) {
+		cut, ok := m.cut(k, false, strict)
+		if !ok {
+			return 0, false
+		}
+		i, _ := slices.BinarySearchFunc(seq, cut, func(it item, p int) int { return it.place - p })
+		return i, true
+	}
 	if hasAfter {
-		if hi, ok = m.txPos(seq, after); !ok {
+		if hi, ok = pos(after, false); !ok {
 			return e
 		}
 	}
 	if hasBefore {
-		if lo, ok = m.txPos(seq, before); !ok {
+		if lo, ok = pos(before, true); !ok {
 			return e
-		}
-		if lo < len(seq) && !seq[lo].gap && seq[lo].row.Key == before {
-			lo++
 		}
 	}
 	var start, end int
@@ -541,30 +538,16 @@ func (m *Model) expectTransactions(p params, e *Expected) *Expected {
 		e.should("no count (the default page size)")
 		end, ok = take(seq, 0, m.Limits.TxDefault, 1)
 	}
-	if !ok {
+	if !ok || cutsLooseTies(seq, start) || cutsLooseTies(seq, end) {
 		return e
 	}
 	e.Known = true
 	for _, it := range seq[start:end] {
 		e.Rows = append(e.Rows, *it.row)
+		e.LooseTies = e.LooseTies || it.loose
 	}
 	e.Volatile = start == 0
 	return e
-}
-
-// txPos is the place of the first transaction older than or equal to k,
-// newest first.
-func (m *Model) txPos(seq []item, k Key) (int, bool) {
-	zone, ok := m.zone(k)
-	if !ok {
-		return 0, false
-	}
-	for i, it := range seq {
-		if it.gap && zone == -1 || !it.gap && newer(it.row.Key, k) >= 0 {
-			return i, true
-		}
-	}
-	return len(seq), true
 }
 
 // txCursor reads a transaction cursor, "<block>.<index>".

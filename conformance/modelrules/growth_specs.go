@@ -43,6 +43,11 @@ func growthPolls(wait time.Duration) (most, idle int) {
 	return most, min(most, int(growthIdle/growthPoll))
 }
 
+// growthFlagsRuleText is the second growth rule of each paged listing that
+// grows: pages asked oldest first while rows arrive carry the page flags the
+// rows around them call for.
+const growthFlagsRuleText = "oldest-first pages asked while rows arrive set hasPreviousPage and hasNextPage as the rows around them say"
+
 // growthResult is what one listing's growth walk found.
 type growthResult struct {
 	done     chan struct{}
@@ -50,6 +55,23 @@ type growthResult struct {
 	problems []string
 	ex       *client.Exchange
 	cases    int
+	// flags is what the oldest-first pages asked while the listing grew
+	// found (paged listings).
+	flags flagsResult
+}
+
+// flagsResult is what the oldest-first pages of a growth walk found: each
+// problem with the exchange that showed it.
+type flagsResult struct {
+	cases    int
+	problems []flagProblem
+	// moved says that the deployment grew while the walk polled.
+	moved bool
+}
+
+type flagProblem struct {
+	detail string
+	ex     *client.Exchange
 }
 
 // growth holds the run's growth walks: started once a run, side by side,
@@ -80,8 +102,13 @@ func growthSelected(l model.Listing) bool {
 	if err != nil {
 		return true
 	}
-	id := rule.Registry().ByKey[rule.Key(l.String(), "growth", growthRuleText)]
-	return match([]string{l.String(), "growth", id})
+	for _, text := range []string{growthRuleText, growthFlagsRuleText} {
+		id, ok := rule.Registry().ByKey[rule.Key(l.String(), "growth", text)]
+		if ok && match([]string{l.String(), "growth", id}) {
+			return true
+		}
+	}
+	return false
 }
 
 // startGrowthWalks starts the growth walk of every listing whose rule is
@@ -139,6 +166,65 @@ func judgeGrowth(l model.Listing) {
 	v.Check()
 }
 
+// judgeGrowthFlags reports a listing's rule on the flags of oldest-first
+// pages asked while it grew.
+func judgeGrowthFlags(l model.Listing) {
+	GinkgoHelper()
+	startGrowthWalks()
+	r := growthWalkOf(l)
+	if r == nil {
+		rule.Skipf("the growth walk of %s was not started", l)
+	}
+	<-r.done
+	if r.ex != nil && r.ex.Refused {
+		rule.SkipRefused(r.ex)
+	}
+	if r.flags.cases == 0 {
+		why := r.skip
+		if why == "" || r.flags.moved {
+			why = "no oldest-first page could be judged while the listing grew"
+		}
+		rule.Skipf("%s", why)
+	}
+	v := rule.NewVerdict("each page asked oldest first while the listing grows says hasPreviousPage exactly when rows come before it, and hasNextPage when a row newer than its last was seen before it was asked")
+	v.Judged(r.flags.cases)
+	for _, p := range r.flags.problems {
+		v.Add(p.ex, "%s", p.detail)
+	}
+	v.Check()
+}
+
+// ascStep is one oldest-first page a growth walk asks while the listing
+// grows: the oldest page, the one after it, and one from near the newest
+// end, in turn.
+type ascStep struct {
+	q    url.Values
+	name string
+	// cursor is set on a page asked after a row: rows come before it.
+	cursor bool
+}
+
+// ascFlags judges an oldest-first page's flags: hasPreviousPage exactly
+// when it was asked after a row (rows only join at the newest end, so the
+// oldest rows do not change); hasNextPage true when a row newer than the
+// page's last, by primary key, came back before the page was asked
+// (known). It returns the cases judged and the problems.
+func ascFlags(step ascStep, p *model.Page, known *model.Key) (int, []string) {
+	cases := 1
+	var out []string
+	if p.HasPrev != step.cursor {
+		out = append(out, fmt.Sprintf("oldest first, while the listing grew: %s says hasPreviousPage %v, want %v (%s)", step.name, p.HasPrev, step.cursor,
+			map[bool]string{true: "the rows at and before its cursor come before it", false: "no row comes before the oldest"}[step.cursor]))
+	}
+	if n := len(p.Rows); n > 0 && known != nil && known.Num > p.Rows[n-1].Key.Num {
+		cases++
+		if !p.HasNext {
+			out = append(out, fmt.Sprintf("oldest first, while the listing grew: %s ends at %s and says hasNextPage false, but %s, newer, had come back before it was asked", step.name, p.Rows[n-1].Key, *known))
+		}
+	}
+	return cases, out
+}
+
 // growthWalk asks a first page, waits until a new row of the listing has
 // arrived, asks the next page by the first page's cursor, and compares it
 // with the rows that followed the first page before the listing grew.
@@ -155,7 +241,7 @@ func growthWalk(cfg config.Config, l model.Listing, r *growthResult) {
 			r.ex = ex
 			return nil, ex
 		}
-		p, err := model.Decode(l, ex.Status, ex.Body)
+		p, err := pageOf(l, ex)
 		if err != nil {
 			r.ex = ex
 			return nil, ex
@@ -216,6 +302,36 @@ func growthWalk(cfg config.Config, l model.Listing, r *growthResult) {
 		}
 	}
 	newest := first.Rows[0].Key
+	// The oldest-first pages asked while the listing grows: one a poll
+	// that saw it grow, and those left once a new row came.
+	var steps []ascStep
+	if l != model.Transactions {
+		oldest := with(count, strconv.Itoa(growthPage), "pagination.newestFirst", "false")
+		near := with(count, strconv.Itoa(cfg.WithDefaults().PageSize), after, snap.Rows[len(snap.Rows)-1].Cursor, "pagination.newestFirst", "false")
+		steps = []ascStep{{q: oldest, name: "the oldest page"}, {name: "the page after the oldest", cursor: true}, {q: near, name: fmt.Sprintf("the page after %s, near the newest end", snap.Rows[len(snap.Rows)-1].Key), cursor: true}}
+	}
+	var known *model.Key
+	ask := func() bool {
+		st := &steps[0]
+		if st.q == nil {
+			return true // the page after the oldest, whose cursor never came
+		}
+		p, ex := get(st.q)
+		if p == nil {
+			fail(ex)
+			return false
+		}
+		n, problems := ascFlags(*st, p, known)
+		r.flags.cases += n
+		for _, d := range problems {
+			r.flags.problems = append(r.flags.problems, flagProblem{d, ex})
+		}
+		if st.name == "the oldest page" && len(p.Rows) > 0 && len(steps) > 1 {
+			steps[1].q = with(count, strconv.Itoa(growthPage), after, p.Rows[len(p.Rows)-1].Cursor, "pagination.newestFirst", "false")
+		}
+		steps = steps[1:]
+		return true
+	}
 	// Wait for a new row.
 	most, idle := growthPolls(cfg.GrowthWait)
 	height, moved := "", false
@@ -229,11 +345,29 @@ func growthWalk(cfg config.Config, l model.Listing, r *growthResult) {
 			fail(ex)
 			return
 		}
+		grew := false
 		if h := ex.Header.Get("X-Block-Height"); h != "" {
-			moved = moved || (height != "" && h != height)
+			grew = height != "" && h != height
+			moved = moved || grew
 			height = h
 		}
+		if len(p.Rows) > 0 {
+			k := p.Rows[0].Key
+			grew = grew || k != newest
+			known = &k
+		}
+		if grew && len(steps) > 0 {
+			r.flags.moved = true
+			if !ask() {
+				return
+			}
+		}
 		if len(p.Rows) > 0 && p.Rows[0].Key != newest {
+			for len(steps) > 0 {
+				if !ask() {
+					return
+				}
+			}
 			break
 		}
 		if poll >= most {

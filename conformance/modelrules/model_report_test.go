@@ -32,7 +32,7 @@ func TestModelRuleTexts(t *testing.T) {
 				if a == model.AspectTies && lvl == model.Must {
 					continue // the order of ties has a SHOULD rule only
 				}
-				text := modelRuleText(a, lvl)
+				text := modelRuleText(l, a, lvl)
 				if text == string(a) || seen[text+l.String()] {
 					t.Errorf("%s %s %s: text %q", l, a, lvl, text)
 				}

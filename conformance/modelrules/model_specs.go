@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -34,6 +35,9 @@ func DeclareModelRules() {
 	for _, l := range []model.Listing{model.Games, model.Snapshots, model.Rotations, model.Transactions} {
 		describeGrowth(l)
 	}
+	for _, l := range modelListings {
+		describeObserved(l)
+	}
 }
 
 // maxModelProblems bounds the differences kept per rule; maxShrunk how
@@ -44,7 +48,7 @@ const (
 )
 
 // modelRuleText is the text of the rule judging an aspect at a level.
-func modelRuleText(a model.Aspect, lvl model.Level) string {
+func modelRuleText(l model.Listing, a model.Aspect, lvl model.Level) string {
 	which := "every generated query the spec decides"
 	if lvl == model.Should {
 		which = "every generated query docs/behaviour.md decides"
@@ -60,6 +64,9 @@ func modelRuleText(a model.Aspect, lvl model.Level) string {
 	case model.AspectSize:
 		return "answers " + which + " with as many rows as the model selects"
 	case model.AspectTies:
+		if l == model.Parameters {
+			return "orders network parameters by key, A to Z, whatever newestFirst says, judged by the model"
+		}
 		return "orders rows that share their primary key by the secondary key, judged by the model"
 	case model.AspectNext:
 		return "sets hasNextPage as the model says for " + which
@@ -104,6 +111,42 @@ type modelProblem struct {
 	q, shrunk url.Values
 	d         model.Difference
 	ex        *client.Exchange
+	// first is the answer read (nil when it could not be), to set beside
+	// the answer to the same query asked again (again); repeat says how
+	// the two compare.
+	first  *model.Page
+	again  *client.Exchange
+	repeat repeat
+	// check, for a problem the model's walks found, judges an answer for
+	// it in place of the oracle (the model does not hold what the answer
+	// should be); nil when the oracle judges.
+	check func(url.Values, *model.Page) (model.Difference, bool)
+	// walk is set on a problem the model's walks found.
+	walk bool
+}
+
+// repeat is how a query that differed from the model answered when it was
+// asked again, before it was reported.
+type repeat int
+
+// The ways a query asked again answers.
+const (
+	notRepeated repeat = iota
+	// repeatedSame: the same answer (a deterministic failure).
+	repeatedSame
+	// repeatedOtherwise: another answer, or none (a flaky one).
+	repeatedOtherwise
+)
+
+// String says how the query answered when asked again, for a message.
+func (r repeat) String() string {
+	switch r {
+	case repeatedSame:
+		return "asked twice: the same answer"
+	case repeatedOtherwise:
+		return "asked twice: answered differently"
+	}
+	return ""
 }
 
 // modelTally is what one rule found over every answer.
@@ -126,6 +169,16 @@ type modelState struct {
 	tally   map[modelKey]*modelTally
 	// coverage is what the listing's report says, without failures.
 	coverage report.ModelReport
+	// recent are the exchanges of the model's walks, by query, while it
+	// is built: the last few, for the problems the walks find.
+	recentMu sync.Mutex
+	recent   []recentAnswer
+}
+
+// recentAnswer is an exchange of the model's walks and its answer read.
+type recentAnswer struct {
+	ex   *client.Exchange
+	page *model.Page
 }
 
 // entryModel is the report entry of a model rule: its listing's coverage
@@ -146,7 +199,7 @@ func describeModel(l model.Listing) bool {
 					if lvl == model.Must {
 						decl = modelCite(l, a)
 					}
-					rule.Define(modelRuleText(a, lvl), decl, func() { st.judge(modelKey{a, lvl}) })
+					rule.Define(modelRuleText(l, a, lvl), decl, func() { st.judge(modelKey{a, lvl}) })
 				}
 			}
 		})
@@ -163,6 +216,9 @@ func describeGrowth(l model.Listing) bool {
 				cite = rule.CiteTxLast
 			}
 			rule.Define(growthRuleText, cite, func() { judgeGrowth(l) })
+			if l != model.Transactions {
+				rule.Define(growthFlagsRuleText, rule.CitePageInfo, func() { judgeGrowthFlags(l) })
+			}
 		})
 	})
 }
@@ -181,12 +237,57 @@ func (st *modelState) fetch(q url.Values) *client.Exchange {
 	return st.c.Fetch(http.MethodGet, st.base(), st.l.Path(), q)
 }
 
-func (st *modelState) modelFetch(_ context.Context, l model.Listing, q url.Values) (int, []byte, error) {
+// modelPages asks for the model's walks, reading each answer once (the
+// observer's reading when it made one), and keeps the last few exchanges
+// for the problems the walks find.
+func (st *modelState) modelPages(_ context.Context, l model.Listing, q url.Values) (int, *model.Page, error, error) {
 	ex := st.fetch(q)
 	if ex.Refused {
 		st.errEx = ex
 	}
-	return ex.Status, ex.Body, ex.Err
+	if ex.Err != nil {
+		return 0, nil, nil, ex.Err
+	}
+	p, err := pageOf(l, ex)
+	st.recentMu.Lock()
+	st.recent = append(st.recent, recentAnswer{trimmed(ex), p})
+	if len(st.recent) > maxRecent {
+		st.recent = st.recent[len(st.recent)-maxRecent:]
+	}
+	st.recentMu.Unlock()
+	return ex.Status, p, err, nil
+}
+
+// maxRecent is how many exchanges of the model's walks are kept for their
+// problems: a problem is of the page just read or the one before it.
+const maxRecent = 8
+
+// recentOf returns the recent answer of the model's walks to q.
+func (st *modelState) recentOf(q url.Values) (recentAnswer, bool) {
+	st.recentMu.Lock()
+	defer st.recentMu.Unlock()
+	want := st.base() + st.l.Path()
+	if enc := q.Encode(); enc != "" {
+		want += "?" + enc
+	}
+	for i := len(st.recent) - 1; i >= 0; i-- {
+		if st.recent[i].ex.URL == want {
+			return st.recent[i], true
+		}
+	}
+	return recentAnswer{}, false
+}
+
+// walkProblem takes a problem the model's walks found as a failure of its
+// rule, with the exchange that showed it.
+func (st *modelState) walkProblem(p model.Problem) {
+	r, ok := st.recentOf(p.Query)
+	if !ok {
+		r.ex = &client.Exchange{Method: http.MethodGet, URL: st.base() + st.l.Path() + "?" + p.Query.Encode()}
+	}
+	k := modelKey{p.Difference.Aspect, p.Difference.Level}
+	st.at(k).cases++
+	st.add(k, modelProblem{q: p.Query, d: p.Difference, ex: r.ex, first: r.page, check: p.Check, walk: true})
 }
 
 // setUp builds the model, asks every generated query, and judges every
@@ -197,7 +298,9 @@ func (st *modelState) setUp() {
 	st.tally = map[modelKey]*modelTally{}
 	startGrowthWalks()
 	ctx := client.Current().Ctx
-	st.m, st.err = model.Build(ctx, st.modelFetch, st.l, model.Options{MaxRows: st.cfg.MaxRows, PageSize: st.cfg.PageSize})
+	st.m, st.err = model.Build(ctx, nil, st.l, model.Options{MaxRows: st.cfg.MaxRows, PageSize: st.cfg.PageSize,
+		Pages: st.modelPages, Problem: st.walkProblem})
+	st.recent = nil
 	mr := &report.ModelReport{Listing: st.l.String(), Seed: st.cfg.Seed}
 	defer func() { setModelReport(mr) }()
 	if st.err != nil {
@@ -220,11 +323,12 @@ func (st *modelState) setUp() {
 	}
 	close(next)
 	wg.Wait()
-	st.grew, _ = model.Grew(ctx, st.modelFetch, st.m)
+	st.grew, _ = model.GrewPage(ctx, st.modelPages, st.m)
 	newest, held := st.m.Newest()
 	for i, q := range st.queries {
 		st.judgeAnswer(q, answers[i], newest, held)
 	}
+	st.askAgain()
 	st.shrinkProblems()
 	cov := model.Cover(st.l, st.queries)
 	defer func() { st.coverage = *mr }()
@@ -241,7 +345,7 @@ func (st *modelState) judgeAnswer(q url.Values, ex *client.Exchange, newest mode
 		return
 	}
 	want := st.m.Expect(q)
-	got, err := model.Decode(st.l, ex.Status, ex.Body)
+	got, err := pageOf(st.l, ex)
 	if err != nil {
 		st.add(modelKey{model.AspectRows, want.Level}, modelProblem{q: q, ex: ex,
 			d: model.Difference{Aspect: model.AspectRows, Level: want.Level, Detail: "the answer cannot be read: " + err.Error()}})
@@ -256,7 +360,55 @@ func (st *modelState) judgeAnswer(q url.Values, ex *client.Exchange, newest mode
 		st.at(modelKey{a.Aspect, a.Level}).cases++
 	}
 	for _, d := range j.Differences {
-		st.add(modelKey{d.Aspect, d.Level}, modelProblem{q: q, d: d, ex: trimmed(ex)})
+		st.add(modelKey{d.Aspect, d.Level}, modelProblem{q: q, d: d, ex: trimmed(ex), first: got})
+	}
+}
+
+// askAgain asks each query of a problem kept for a report once more, before
+// it is reported, and says whether it answered the same (a deterministic
+// failure) or otherwise (a flaky one): both stay failures.
+func (st *modelState) askAgain() {
+	byQuery := map[string][]*modelProblem{}
+	for _, t := range st.tally {
+		for i := range t.problems {
+			p := &t.problems[i]
+			k := model.Canonical(p.q)
+			byQuery[k] = append(byQuery[k], p)
+		}
+	}
+	keys := slices.Sorted(maps.Keys(byQuery))
+	again := make([]*client.Exchange, len(keys))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(st.cfg.Concurrency, len(keys)) {
+		wg.Go(func() {
+			for i := range next {
+				again[i] = st.fetch(byQuery[keys[i]][0].q)
+			}
+		})
+	}
+	for i := range keys {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, k := range keys {
+		ex := again[i]
+		if ex.Refused {
+			continue // the deployment refused it: the first answer stands alone
+		}
+		for _, p := range byQuery[k] {
+			p.again, p.repeat = trimmed(ex), repeatedOtherwise
+			if ex.Err != nil {
+				continue
+			}
+			second, err := pageOf(st.l, ex)
+			switch {
+			case p.first == nil && err != nil && ex.Status == p.ex.Status,
+				p.first != nil && err == nil && model.SameAnswer(p.first, second):
+				p.repeat = repeatedSame
+			}
+		}
 	}
 }
 
@@ -278,10 +430,11 @@ func (st *modelState) add(k modelKey, p modelProblem) {
 	t.problems = append(t.problems, p)
 }
 
-// trimmed keeps an exchange for a message without its whole body.
+// trimmed keeps an exchange for a message without its whole body (nor
+// the observer's reading of it).
 func trimmed(ex *client.Exchange) *client.Exchange {
 	c := *ex
-	c.Body = c.Body[:min(len(c.Body), 4096)]
+	c.Body, c.Decoded = c.Body[:min(len(c.Body), 4096)], nil
 	return &c
 }
 
@@ -298,13 +451,20 @@ func (st *modelState) shrinkProblems() {
 				if ex.Err != nil || ex.Refused {
 					return model.Difference{}, false
 				}
-				got, err := model.Decode(st.l, ex.Status, ex.Body)
+				got, err := pageOf(st.l, ex)
 				if err != nil {
 					return model.Difference{}, false
 				}
 				var pin *model.Key
 				if held {
 					pin = &newest
+				}
+				if p.check != nil {
+					d, ok := p.check(q, got)
+					if ok {
+						last = ex
+					}
+					return d, ok
 				}
 				for _, d := range model.Compare(st.l, st.m.Expect(q), got, pin, st.grew).Differences {
 					if d.Aspect == p.d.Aspect && d.Level == p.d.Level {
@@ -324,7 +484,7 @@ func (st *modelState) shrinkProblems() {
 // judge reports one rule: the answers it judged and those that differed.
 func (st *modelState) judge(k modelKey) {
 	GinkgoHelper()
-	v := rule.NewVerdict("%s", modelRuleText(k.a, k.lvl))
+	v := rule.NewVerdict("%s", modelRuleText(st.l, k.a, k.lvl))
 	if st.err != nil {
 		if st.errEx != nil {
 			rule.SkipRefused(st.errEx)
@@ -338,7 +498,7 @@ func (st *modelState) judge(k modelKey) {
 			v.Add(nil, "the model of the listing could not be built from the deployment's answers: %v", st.err)
 			v.Check()
 		}
-		rule.Skipf("the model of the listing could not be built (see the rule %q): %v", modelRuleText(model.AspectRows, model.Must), st.err)
+		rule.Skipf("the model of the listing could not be built (see the rule %q): %v", modelRuleText(st.l, model.AspectRows, model.Must), st.err)
 	}
 	t := st.at(k)
 	v.Judged(t.cases)
@@ -352,9 +512,14 @@ func (st *modelState) judge(k modelKey) {
 			q = p.shrunk
 			from = fmt.Sprintf(" (shrunk from %s)", model.Describe(p.q))
 		}
-		v.Add(p.ex, "query %s%s: %s", model.Describe(q), from, p.d.Detail)
+		again := ""
+		if p.repeat != notRepeated {
+			again = " (" + p.repeat.String() + ")"
+		}
+		v.Add(p.ex, "query %s%s: %s%s", model.Describe(q), from, p.d.Detail, again)
 		failures = append(failures, report.ModelFailure{Rule: id, Aspect: string(k.a), Level: k.lvl.String(),
-			Query: model.Describe(p.q), Shrunk: describeOrEmpty(p.shrunk), Curl: p.ex.Curl(), Detail: p.d.Detail})
+			Query: model.Describe(p.q), Shrunk: describeOrEmpty(p.shrunk), Curl: p.ex.Curl(), Detail: p.d.Detail,
+			Repeated: p.repeat.String()})
 	}
 	if t.more > 0 {
 		v.Add(nil, "and %d more answers differed in this aspect", t.more)

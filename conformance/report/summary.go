@@ -298,4 +298,8 @@ type ModelFailure struct {
 	Shrunk string `json:"shrunk,omitempty"`
 	Curl   string `json:"curl"`
 	Detail string `json:"detail"`
+	// Repeated says how the query answered when asked again before it
+	// was reported: "asked twice: the same answer" (deterministic) or
+	// "asked twice: answered differently" (flaky); "" when it was not.
+	Repeated string `json:"repeated,omitempty"`
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/chaindata/harness/mockserver"
 )
@@ -31,10 +32,23 @@ type defect struct {
 	// the listing's other rules (the error bodies they drew), so that the
 	// run selects those rules too.
 	judgesTraffic bool
+	// judgesRun says the rule judges the answers the run drew of its
+	// listing (the observer's rules): the run selects the listing's other
+	// rules too, hand-written and model, whose answers it reads.
+	judgesRun bool
 	// config changes the mock's configuration (optional).
 	config func(*mockserver.Config)
 	// wrap wraps the mock (optional).
 	wrap func(inner http.Handler) http.Handler
+	// start, when set, starts the server in place of the mock (for
+	// defects of a live chain or of several replicas); the run then goes
+	// through harness conform in a subprocess, the clock pacing it.
+	start func(t *testing.T) *httptest.Server
+	// args are the run's extra flags.
+	args []string
+	// flaky says the defect answers a query otherwise when it is asked
+	// again: the failures must say so.
+	flaky bool
 }
 
 // scope is the label filter a run against the defect needs: the rule that
@@ -53,6 +67,8 @@ func (d defect) scope() string {
 		return "(deployment || network-parameters) && !model && !growth"
 	case d.judgesTraffic:
 		return d.rule + " || (" + d.listing + " && !model && !growth)"
+	case d.judgesRun:
+		return d.rule + " || (" + d.listing + " && !growth)"
 	}
 	return d.rule
 }
@@ -241,7 +257,9 @@ func txs(a *answer) []any {
 }
 
 // defects lists the defective servers, covering every listing and area.
-func defects() []defect { return append(handDefects(), modelDefects()...) }
+func defects() []defect {
+	return append(append(handDefects(), modelDefects()...), buildDefects()...)
+}
 
 // handDefects are the defects the hand-written rules catch.
 func handDefects() []defect {

@@ -159,6 +159,9 @@ func TestMain(m *testing.M) {
 // clean mock), on a free port of 127.0.0.1.
 func server(t *testing.T, d defect) *httptest.Server {
 	t.Helper()
+	if d.start != nil {
+		return d.start(t)
+	}
 	s, err := defaultStore()
 	if err != nil {
 		t.Fatal(err)
@@ -614,8 +617,8 @@ func TestCleanMockPasses(t *testing.T) {
 			t.Errorf("rule skipped against the default mock (its data should show every rule): %s: %s", fullText(s), s.Failure.Message)
 		}
 	}
-	if grown != 4 {
-		t.Errorf("%d growth rules skipped, want 4", grown)
+	if grown != 7 {
+		t.Errorf("%d growth rules skipped, want 7", grown)
 	}
 	for _, want := range []string{"Model: queries per listing: games ", "Seed: 1 (repeat"} {
 		if !strings.Contains(r.output, want) {
@@ -722,7 +725,7 @@ func TestDefectsAreCaught(t *testing.T) {
 			srv := server(t, d)
 			// The defect's own listing is enough to catch it, and a fifth of
 			// the work of a full run.
-			r := conform(t, srv.URL, "--label-filter", d.scope())
+			r := d.run(t, srv.URL)
 			failed := r.failed()
 			var names []string
 			var caught *types.SpecReport
@@ -736,6 +739,10 @@ func TestDefectsAreCaught(t *testing.T) {
 			t.Logf("%s: %d of %d rules failed in %s:\n  %s", d.name, len(failed), len(r.specs()), r.elapsed.Round(time.Millisecond), strings.Join(names, "\n  "))
 			if caught != nil && d.area == "model" {
 				checkModelEntry(t, *caught)
+				checkRepeated(t, d, *caught)
+			}
+			if caught != nil && slices.ContainsFunc(buildDefects(), func(b defect) bool { return b.name == d.name }) {
+				checkBlame(t, d, srv.URL, *caught)
 			}
 			if caught != nil {
 				t.Logf("the failure of %q reads:\n%s", fullText(*caught), clip(caught.Failure.Message, 2500))
@@ -749,7 +756,7 @@ func TestDefectsAreCaught(t *testing.T) {
 			if r.exitCode != 1 {
 				t.Errorf("exit code %d, want 1 (rules failed)", r.exitCode)
 			}
-			if ran := r.ran(); d.listing != "deployment" && !d.judgesTraffic && (len(ran) != 1 || !slices.Contains(ran[0].Labels(), d.rule)) {
+			if ran := r.ran(); d.listing != "deployment" && !d.judgesTraffic && !d.judgesRun && (len(ran) != 1 || !slices.Contains(ran[0].Labels(), d.rule)) {
 				t.Errorf("the run selected by %q ran %d rules, want %s alone", d.scope(), len(ran), d.rule)
 			}
 			if caught == nil {
@@ -812,7 +819,7 @@ func TestDefectsCoverEveryListingAndArea(t *testing.T) {
 		}
 		names[d.name] = true
 		listings[d.listing], areas[d.area] = true, true
-		if d.rule == "" || d.what == "" || (d.wrap == nil && d.config == nil) {
+		if d.rule == "" || d.what == "" || (d.wrap == nil && d.config == nil && d.start == nil) {
 			t.Errorf("defect %s is incomplete", d.name)
 		}
 		if !ids[d.rule] {
