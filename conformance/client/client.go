@@ -201,9 +201,34 @@ func (c *Client) Keep(ex *Exchange) {
 	c.mu.Unlock()
 }
 
+// observer, when set, sees every exchange of the process's clients (see
+// SetObserver).
+var observer atomic.Pointer[func(*Exchange)]
+
+// SetObserver makes f see every exchange any client makes from now on, once
+// its last attempt is done (whatever it brought: f judges); nil stops it.
+// f is called on the goroutine that made the request, from many at once,
+// and must not change the exchange.
+func SetObserver(f func(*Exchange)) {
+	if f == nil {
+		observer.Store(nil)
+		return
+	}
+	observer.Store(&f)
+}
+
 // Fetch makes the request, asking again after a 429 or 503 as the answer's
-// Retry-After says (or with backoff) at most Config.Retries times.
+// Retry-After says (or with backoff) at most Config.Retries times. The
+// observer (SetObserver) sees the exchange before it is returned.
 func (c *Client) Fetch(method, base, path string, q url.Values) *Exchange {
+	ex := c.fetch(method, base, path, q)
+	if f := observer.Load(); f != nil {
+		(*f)(ex)
+	}
+	return ex
+}
+
+func (c *Client) fetch(method, base, path string, q url.Values) *Exchange {
 	u := base + path
 	if enc := q.Encode(); enc != "" {
 		u += "?" + enc

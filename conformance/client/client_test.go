@@ -295,3 +295,41 @@ func TestCountHint(t *testing.T) {
 		})
 	}
 }
+
+// TestObserverSeesEveryExchange checks SetObserver: the observer sees each
+// exchange once, after its retries, whatever it brought; nil stops it.
+func TestObserverSeesEveryExchange(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte(`{"ok":true}`))
+	}))
+	defer srv.Close()
+	c := useTraffic(t, config.Config{BaseURL: srv.URL, Retries: 2})
+	var mu sync.Mutex
+	var seen []string
+	SetObserver(func(ex *Exchange) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, fmt.Sprintf("%d %s", ex.Status, ex.Body))
+	})
+	t.Cleanup(func() { SetObserver(nil) })
+	c.Get(srv.URL, "/a", nil)
+	c.Fetch(http.MethodHead, srv.URL, "/b", nil)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	ex := c.Get(closed.URL, "/c", nil)
+	SetObserver(nil)
+	c.Get(srv.URL, "/d", nil)
+	want := []string{`200 {"ok":true}`, "200 ", "0 "}
+	if strings.Join(seen, "|") != strings.Join(want, "|") {
+		t.Errorf("the observer saw %q, want %q (the retried request once, after its retry; the HEAD; the failed request)", seen, want)
+	}
+	if ex.Err == nil {
+		t.Errorf("a request to a closed server brought no error")
+	}
+}
