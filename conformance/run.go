@@ -41,6 +41,7 @@ func declareSuite() bool {
 	modelrules.DeclareModelRules()
 	pagedrules.DeclarePagedRules()
 	rule.Scope("transactions", Ordered, ContinueOnFailure, txrules.TransactionsRules)
+	modelrules.DeclareRelationRules()
 	return true
 }
 
@@ -61,6 +62,7 @@ func resetSuite() {
 func setActiveConfig(cfg config.Config) {
 	rule.SetActive(cfg)
 	modelrules.ResetGrowth()
+	modelrules.ResetRelations()
 }
 
 // RunOptions says how Run reports.
