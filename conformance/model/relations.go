@@ -225,9 +225,11 @@ const (
 	// rest are counted (Omitted).
 	maxViolations = 50
 	// maxRemembered is how many distinct records a Relations remembers
-	// having read and judged inside (past it, it forgets them all and
-	// starts again: a record may then be judged, and reported, again).
-	maxRemembered = 100_000
+	// having judged inside, and maxFactsBytes about the memory of what it
+	// keeps read of them; past either, it forgets them all and starts
+	// again (a record may then be judged, and reported, again).
+	maxRemembered = 200_000
+	maxFactsBytes = 32 << 20
 )
 
 // Relations judges rows against the relation catalogue and tallies, per
@@ -241,8 +243,11 @@ type Relations struct {
 	tallies map[string]*relTally
 	// facts holds what was read of each distinct record (by its digest);
 	// judged the day of the chain's time each was judged inside against.
-	facts  map[uint64]*rowFacts
-	judged map[uint64]int64
+	facts      map[uint64]*rowFacts
+	factsBytes int
+	judged     map[uint64]int64
+	// The bounds of facts and judged (maxFactsBytes, maxRemembered).
+	maxFacts, maxJudged int
 }
 
 type relTally struct {
@@ -254,7 +259,7 @@ type relTally struct {
 // NewRelations returns a Relations with nothing judged yet.
 func NewRelations() *Relations {
 	return &Relations{seed: maphash.MakeSeed(), tallies: map[string]*relTally{},
-		facts: map[uint64]*rowFacts{}, judged: map[uint64]int64{}}
+		facts: map[uint64]*rowFacts{}, judged: map[uint64]int64{}, maxFacts: maxFactsBytes, maxJudged: maxRemembered}
 }
 
 // Results returns what was found of one relation: how many cases were
@@ -336,14 +341,14 @@ func (r *Relations) Check(rc RowContext) {
 	day, judged := r.judged[h]
 	inside := !judged || day != chain.day()
 	if inside {
-		if len(r.judged) >= maxRemembered {
+		if len(r.judged) >= r.maxJudged {
 			clear(r.judged)
 		}
 		r.judged[h] = chain.day()
 	}
 	r.mu.Unlock()
 	if inside {
-		judgeRecord(rc.Listing, facts, chain, &f)
+		judgeRecord(rc.Listing, facts, rc.Node, chain, &f)
 	}
 	judgeQuery(rc, facts, &f)
 	if rc.Answer != nil {
@@ -367,10 +372,12 @@ func (r *Relations) factsOf(l Listing, node []byte, h uint64) *rowFacts {
 	}
 	x = readFacts(l, node)
 	r.mu.Lock()
-	if len(r.facts) >= maxRemembered {
+	if r.factsBytes+x.size() > r.maxFacts {
 		clear(r.facts)
+		r.factsBytes = 0
 	}
 	r.facts[h] = x
+	r.factsBytes += x.size()
 	r.mu.Unlock()
 	return x
 }
@@ -444,7 +451,7 @@ type rowFacts struct {
 	errText     string
 	hasError    bool
 	createdAt   string
-	command     map[string]any
+	hasCommand  bool
 	commandKind []string // the command variants set (known names)
 	// bad says why the record could not be read ("" when it could).
 	bad string
@@ -560,21 +567,60 @@ func readTransaction(f *rowFacts, rec *relRecord) {
 	if len(rec.Command) == 0 || string(rec.Command) == "null" {
 		return
 	}
-	dec := json.NewDecoder(bytes.NewReader(rec.Command))
-	dec.UseNumber()
-	var cmd map[string]any
-	if dec.Decode(&cmd) != nil {
+	// The command's variants are read from its members alone; the command
+	// itself is decoded whole only to judge it (decodeCommand), and not
+	// kept.
+	var members map[string]json.RawMessage
+	if json.Unmarshal(rec.Command, &members) != nil {
 		return
 	}
-	f.command = cmd
+	f.hasCommand = true
 	for _, k := range commandVariants {
-		if isObject(cmd[k]) {
+		if v := bytes.TrimSpace(members[k]); len(v) > 0 && v[0] == '{' {
 			f.commandKind = append(f.commandKind, k)
 		}
 	}
 	if bytes.Contains(rec.Command, []byte("ACCOUNT_TYPE_GENERAL")) {
-		f.receivers = receivers(cmd)
+		if cmd := decodeCommand(rec.Command); cmd != nil {
+			f.receivers = receivers(cmd)
+		}
 	}
+}
+
+// decodeCommand decodes a command, its numbers kept as written; nil when
+// it is not a JSON object.
+func decodeCommand(raw []byte) map[string]any {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var cmd map[string]any
+	if dec.Decode(&cmd) != nil {
+		return nil
+	}
+	return cmd
+}
+
+// commandOf decodes the command of a transaction as served.
+func commandOf(node []byte) map[string]any {
+	var rec struct {
+		Command json.RawMessage `json:"command"`
+	}
+	if json.Unmarshal(node, &rec) != nil || len(rec.Command) == 0 {
+		return nil
+	}
+	return decodeCommand(rec.Command)
+}
+
+// size is about the memory the facts hold, for the bound on what a
+// Relations remembers.
+func (f *rowFacts) size() int {
+	n := 256 + len(f.key) + len(f.id) + len(f.nodeID) + len(f.oldAddress) + len(f.newAddress) + len(f.paramKey) +
+		len(f.cursor) + len(f.txType) + len(f.submitter) + len(f.errText) + len(f.createdAt)
+	for _, list := range [][]string{f.teams, f.players, f.members, f.receivers, f.commandKind} {
+		for _, s := range list {
+			n += 16 + len(s)
+		}
+	}
+	return n
 }
 
 // deref returns a string field and whether it was there.

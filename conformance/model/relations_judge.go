@@ -38,7 +38,7 @@ var commandTypes = map[string]string{
 func isObject(v any) bool { _, ok := v.(map[string]any); return ok }
 
 // judgeRecord judges the relations inside one record.
-func judgeRecord(l Listing, x *rowFacts, chain chainClock, f *found) {
+func judgeRecord(l Listing, x *rowFacts, node []byte, chain chainClock, f *found) {
 	switch l {
 	case Rotations:
 		if x.hasOld && x.hasNew {
@@ -46,13 +46,13 @@ func judgeRecord(l Listing, x *rowFacts, chain chainClock, f *found) {
 				"newAddress and oldAddress are both %q: a rotation changes the node's address", x.newAddress)
 		}
 	case Transactions:
-		judgeTransaction(x, chain, f)
+		judgeTransaction(x, node, chain, f)
 	}
 }
 
 // judgeTransaction judges a transaction's own fields and its command.
-func judgeTransaction(x *rowFacts, chain chainClock, f *found) {
-	if x.command != nil {
+func judgeTransaction(x *rowFacts, node []byte, chain chainClock, f *found) {
+	if x.hasCommand {
 		f.check(RelTxOneVariant, len(x.commandKind) <= 1, "the command sets %d variants (%s), want at most one", len(x.commandKind), strings.Join(x.commandKind, ", "))
 	}
 	if x.hasType && len(x.commandKind) == 1 {
@@ -76,14 +76,18 @@ func judgeTransaction(x *rowFacts, chain chainClock, f *found) {
 	if x.hasCode {
 		f.check(RelTxError, x.code != 0 || !x.hasError || x.errText == "", "code is 0 but error is %q", x.errText)
 	}
-	if x.command == nil || !x.hasCode || x.code != 0 {
+	if !x.hasCommand || !x.hasCode || x.code != 0 {
+		return
+	}
+	cmd := commandOf(node)
+	if cmd == nil {
 		return
 	}
 	clock := chain
 	if !clock.ok {
 		clock = createdClock(x.createdAt)
 	}
-	walkCommand(x.command, func(r role, path string, m map[string]any) {
+	walkCommand(cmd, func(r role, path string, m map[string]any) {
 		judgeObject(r, path, m, clock, f)
 	})
 }

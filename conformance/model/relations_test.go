@@ -598,3 +598,37 @@ func TestRelationsAreSafeForConcurrentUse(t *testing.T) {
 		t.Errorf("%d cases, %d violations, %d omitted", cases, len(vs), r.Omitted(RelGamesID))
 	}
 }
+
+// TestRelationsForgetPastTheirBounds checks the bounds of what a Relations
+// remembers: past the bytes of facts or the records judged, it forgets
+// them all and starts again, so a record is then judged inside again.
+func TestRelationsForgetPastTheirBounds(t *testing.T) {
+	r := NewRelations()
+	if r.maxFacts != maxFactsBytes || r.maxJudged != maxRemembered {
+		t.Fatalf("bounds %d and %d, want %d and %d", r.maxFacts, r.maxJudged, maxFactsBytes, maxRemembered)
+	}
+	one := readFacts(Rotations, []byte(rotation(`"1"`, "n", "0xa", "0xa")))
+	r.maxFacts, r.maxJudged = 2*one.size(), 2
+	check := func(height int) {
+		a := answerOf(t, relCase{l: Rotations, nodes: []string{rotation(fmt.Sprint(height), "n", "0xa", "0xa")}})
+		r.Check(RowContext{Listing: Rotations, URL: a.URL, Node: a.Nodes[0]})
+	}
+	for _, h := range []int{1, 2, 3, 1} {
+		check(h)
+		if r.factsBytes > r.maxFacts || len(r.facts) > 2 || len(r.judged) > 2 {
+			t.Fatalf("after height %d: %d bytes of %d facts, %d judged; bounds %d bytes, 2 judged", h, r.factsBytes, len(r.facts), len(r.judged), r.maxFacts)
+		}
+	}
+	// Heights 1 and 2 are judged, 3 forgets them and is judged, then 1
+	// again: four cases.
+	if cases, vs := r.Results(RelRotationsChange); cases != 4 || len(vs) != 4 {
+		t.Errorf("%d cases, %d violations, want the forgotten record judged again (4 and 4)", cases, len(vs))
+	}
+	if s := one.size(); s < 256+len(one.key)+len(one.nodeID) {
+		t.Errorf("size %d is below what the facts hold", s)
+	}
+	g := readFacts(Games, []byte(gameRec(`"1"`, "g", `"individual":{"individual":[{"individual":"p1"},{"individual":"p2"}]}`)))
+	if g.size() < 256+len(g.key)+2*(16+2) {
+		t.Errorf("a game's size %d does not count its players", g.size())
+	}
+}
