@@ -181,11 +181,17 @@ func (a *Answer) relate() {
 			a.prevOfNode[i] = -1
 		}
 		for _, rows := range byNode {
-			slices.SortFunc(rows, func(i, j int) int { return cmpUint(a.summary[i].height, a.summary[j].height) })
-			for k := 1; k < len(rows); k++ {
-				if a.summary[rows[k-1]].height < a.summary[rows[k]].height {
-					a.prevOfNode[rows[k]] = rows[k-1]
+			slices.SortStableFunc(rows, func(i, j int) int { return cmpUint(a.summary[i].height, a.summary[j].height) })
+			// Each row's previous is the last of the rows of the height
+			// below its own (rows of one height, a row given twice, share
+			// it).
+			prev := -1
+			for k := 0; k < len(rows); {
+				j := k
+				for ; j < len(rows) && a.summary[rows[j]].height == a.summary[rows[k]].height; j++ {
+					a.prevOfNode[rows[j]] = prev
 				}
+				prev, k = rows[j-1], j
 			}
 		}
 	}
@@ -327,8 +333,11 @@ func (f *found) check(name string, ok bool, format string, args ...any) {
 // Check judges one row against every relation of its listing.
 func (r *Relations) Check(rc RowContext) {
 	h := r.hash(rc.Node)
+	if rc.Answer != nil && (rc.Index < 0 || rc.Index >= len(rc.Answer.Nodes)) {
+		rc.Answer = nil // not a row of that answer: judged alone
+	}
 	var facts *rowFacts
-	if rc.Answer != nil && rc.Index >= 0 && rc.Index < len(rc.Answer.Nodes) {
+	if rc.Answer != nil {
 		facts = rc.Answer.facts(r)[rc.Index]
 	} else {
 		facts = r.factsOf(rc.Listing, rc.Node, h)

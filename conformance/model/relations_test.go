@@ -120,6 +120,7 @@ var pagedCases = []relCase{
 	{"chain newest first", RelRotationsChain, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xb", "0xc"), rotation(`"15"`, "m", "0x1", "0x2"), rotation(`"10"`, "n", "0xa", "0xb")}, 1, 0},
 	{"chain oldest first", RelRotationsChain, Rotations, "", nil, []string{rotation(`10`, "n", "0xa", "0xb"), rotation(`20`, "n", "0xb", "0xc"), rotation(`30`, "n", "0xc", "0xd")}, 2, 0},
 	{"chain broken", RelRotationsChain, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xz", "0xc"), rotation(`"10"`, "n", "0xa", "0xb")}, 1, 1},
+	{"chain of a row given twice", RelRotationsChain, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xa", "0xb"), rotation(`"20"`, "n", "0xa", "0xb"), rotation(`"10"`, "n", "0x9", "0xa")}, 2, 0},
 	{"chain of other nodes", RelRotationsChain, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xz", "0xc"), rotation(`"10"`, "m", "0xa", "0xb")}, 0, 0},
 	{"change", RelRotationsChange, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xa", "0xb"), rotation(`"10"`, "m", "0xa", "0xa")}, 2, 1},
 	{"node", RelRotationsNode, Rotations, "nodeId=n", nil, []string{rotation(`"20"`, "n", "0xa", "0xb"), rotation(`"10"`, "m", "0xa", "0xb")}, 2, 1},
@@ -376,6 +377,9 @@ func TestRelationsRememberRecords(t *testing.T) {
 	r := NewRelations()
 	for _, q := range []string{"cmdTypes=Amend+Order", "cmdTypes=Amend+Order&first=3"} {
 		r.CheckAnswer(answerOf(t, relCase{l: Transactions, query: q, nodes: []string{node}}))
+		if cases, _ := r.Results(RelTxAmendSize); cases != 1 {
+			t.Fatalf("after the answer to %s: %d cases, want the record judged once", q, cases)
+		}
 	}
 	if cases, vs := r.Results(RelTxAmendSize); cases != 1 || len(vs) != 1 {
 		t.Errorf("the record's own relation: %d cases, %d violations, want it judged once", cases, len(vs))
@@ -410,6 +414,15 @@ func TestRelationsOfARowAlone(t *testing.T) {
 		if cases, vs := r.Results(want.rel); cases != want.cases || len(vs) != want.broken {
 			t.Errorf("%s: %d cases, %d violations, want %d and %d", want.rel, cases, len(vs), want.cases, want.broken)
 		}
+	}
+	// A row handed over with an answer it is not a row of is judged alone.
+	for _, i := range []int{-1, 2} {
+		rc := a.Row(0)
+		rc.Index = i
+		r.Check(rc)
+	}
+	if cases, _ := r.Results(RelRotationsChain); cases != 0 {
+		t.Errorf("rows outside their answer were judged against it: %d cases", cases)
 	}
 	if rc := a.Row(1); rc.Cursor != "c1" || rc.Index != 1 || rc.Query.Get("nodeId") != "n" || rc.Listing != Rotations {
 		t.Errorf("Row(1) = %+v", rc)
@@ -613,10 +626,12 @@ func TestRelationsForgetPastTheirBounds(t *testing.T) {
 		a := answerOf(t, relCase{l: Rotations, nodes: []string{rotation(fmt.Sprint(height), "n", "0xa", "0xa")}})
 		r.Check(RowContext{Listing: Rotations, URL: a.URL, Node: a.Nodes[0]})
 	}
-	for _, h := range []int{1, 2, 3, 1} {
+	// Held after each height: the facts and the records judged.
+	held := []int{1, 2, 1, 2}
+	for i, h := range []int{1, 2, 3, 1} {
 		check(h)
-		if r.factsBytes > r.maxFacts || len(r.facts) > 2 || len(r.judged) > 2 {
-			t.Fatalf("after height %d: %d bytes of %d facts, %d judged; bounds %d bytes, 2 judged", h, r.factsBytes, len(r.facts), len(r.judged), r.maxFacts)
+		if r.factsBytes > r.maxFacts || len(r.facts) != held[i] || len(r.judged) != held[i] || r.factsBytes != held[i]*one.size() {
+			t.Fatalf("after height %d: %d bytes of %d facts, %d judged; want %d of each, within %d bytes", h, r.factsBytes, len(r.facts), len(r.judged), held[i], r.maxFacts)
 		}
 	}
 	// Heights 1 and 2 are judged, 3 forgets them and is judged, then 1
