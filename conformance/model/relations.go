@@ -56,8 +56,9 @@ type Violation struct {
 	// Key names the row (its listing's key: a game's epoch and ID, a
 	// snapshot's or rotation's height, a transaction's block and index).
 	Key string
-	// URL is the answer the row came in.
+	// URL is the answer the row came in, and Row the row's place there.
 	URL string
+	Row int
 	// Detail says what differs.
 	Detail string
 }
@@ -416,7 +417,7 @@ func (r *Relations) record(rc RowContext, facts *rowFacts, f found) {
 			t.omitted++
 			continue
 		}
-		t.violations = append(t.violations, Violation{Relation: x.name, Key: key, URL: rc.URL, Detail: x.detail})
+		t.violations = append(t.violations, Violation{Relation: x.name, Key: key, URL: rc.URL, Row: rc.Index, Detail: x.detail})
 	}
 }
 
@@ -644,8 +645,10 @@ func deref(s *string) (string, bool) {
 // integer encodings read alike.
 func unquote(raw []byte) string {
 	s := string(bytes.TrimSpace(raw))
-	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
-		return s[1 : len(s)-1]
+	if inner, ok := strings.CutPrefix(s, `"`); ok {
+		if inner, ok := strings.CutSuffix(inner, `"`); ok {
+			return inner
+		}
 	}
 	return s
 }

@@ -55,14 +55,11 @@ var shapedChanges = []string{
 // roleOf names the object at the end of a path of field names (an array's
 // items are its name with "[]").
 func roleOf(segs []string) role {
-	at := func(i int) string {
-		if i < 0 || i >= len(segs) {
-			return ""
-		}
-		return segs[i]
-	}
+	// Two empty names before the path stand for the fields above the
+	// command.
+	segs = append([]string{"", ""}, segs...)
 	n := len(segs)
-	last, prev := at(n-1), at(n-2)
+	last, prev, prev2 := segs[n-1], segs[n-2], segs[n-3]
 	switch last {
 	case "orderSubmission", "submissions[]":
 		return roleSubmission
@@ -95,7 +92,7 @@ func roleOf(segs []string) role {
 	case "concentratedLiquidityParameters":
 		return roleAmm
 	case "instrument":
-		if prev == "changes" && at(n-3) == "newSpotMarket" {
+		if prev == "changes" && prev2 == "newSpotMarket" {
 			return roleSpotInstrument
 		}
 		return roleInstrument
