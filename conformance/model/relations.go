@@ -13,12 +13,10 @@ import (
 	"sync"
 )
 
-// Relations the spec fixes inside a record, between the records of an
-// answer, between a record and the query that selected it, and the units
-// of its timestamps: listed in RelationCatalogue, judged on every row a run
-// sees by a Relations.
-//
-// Relation is one entry of the catalogue.
+// Relation is one entry of RelationCatalogue: a relation the spec fixes
+// inside a record, between the records of an answer, between a record and
+// the query that selected it, or between a timestamp and the chain's time
+// in the unit its field names. A Relations judges rows against them.
 type Relation struct {
 	// Name is the relation's stable name (the relation rules and the docs
 	// table use it).

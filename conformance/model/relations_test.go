@@ -243,7 +243,8 @@ var txCommandCases = []relCase{
 		tx(perpetual(`"clampLowerBound":"-1","clampUpperBound":"0.5","interestRate":"-1"`))}, 6, []int{0, 0}},
 	{"non-negative", RelTxPositive, Transactions, "", nil, []string{
 		tx(market("newMarket", `{"liquidationStrategy":{"disposalSlippageRange":"0"},"logNormal":{"tau":-0.5,"params":{"sigma":0}}}`)),
-		tx(market("newMarket", `{"liquidationStrategy":{"disposalSlippageRange":"1.5"},"logNormal":{"tau":"0.1","params":{"sigma":-1}}}`))}, 6, []int{0, 0, 1}},
+		tx(market("newMarket", `{"liquidationStrategy":{"disposalSlippageRange":"1.5"},"logNormal":{"tau":"0.1","params":{"sigma":-1}}}`)),
+		tx(market("newMarket", `{"liquidationStrategy":{"disposalSlippageRange":"0.0001"},"logNormal":{"tau":0,"params":{"sigma":"0.3"}}}`))}, 9, []int{0, 0, 1}},
 	{"bounds ordered", RelTxBoundsOrdered, Transactions, "", nil, []string{
 		tx(perpetual(`"clampLowerBound":"0.5","clampUpperBound":"0.1","fundingRateLowerBound":"1","fundingRateUpperBound":"2"`)),
 		tx(market("updateMarket", `{"instrument":{"perpetual":{"fundingRateLowerBound":"-1","fundingRateUpperBound":"-1.5","clampLowerBound":"0.1"}}}`))}, 3, []int{0, 1}},
@@ -671,5 +672,57 @@ func TestFactsSize(t *testing.T) {
 	want := 256 + (1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11) + 5*16 + (1 + 2 + 3 + 4 + 5)
 	if got := f.size(); got != want {
 		t.Errorf("size() = %d, want %d", got, want)
+	}
+}
+
+// TestRelationDetails checks that a violation says what differs, with the
+// values and what was wanted.
+func TestRelationDetails(t *testing.T) {
+	tests := []struct {
+		rel  string
+		c    relCase
+		want []string
+	}{
+		{RelTxStaleness, relCase{l: Transactions, nodes: []string{tx(market("newMarket", `{"markPriceConfiguration":{"sourceStalenessTolerance":["1s"],"dataSourcesSpec":[{},{}]}}`))}},
+			[]string{"markPriceConfiguration gives 1 staleness tolerances for 2 oracle sources, want 4"}},
+		{RelTxNanos, relCase{l: Transactions, nodes: []string{tx(cmd("orderSubmission", `{"expiresAt":"`+fmt.Sprint(chainNow.UnixMilli())+`"}`))}},
+			[]string{"orderSubmission.expiresAt is " + fmt.Sprint(chainNow.UnixMilli()), "read in Unix nanoseconds it is 1970-01-01T00:28:29Z", "not near the chain's time 2024-03-01T12:00:00Z (the transaction's createdAt)"}},
+		{RelTxSeconds, relCase{l: Transactions, header: map[string]string{"X-Block-Timestamp": nanos(chainNow)},
+			nodes: []string{tx(cmd("batchProposalSubmission", `{"terms":{"changes":[{"enactmentTimestamp":"`+nanos(chainNow)+`"}]}}`))}},
+			[]string{"batchProposalSubmission.terms.changes[0].enactmentTimestamp is", "read in Unix seconds it is", "beyond the years 1 to 9999", "(the answer's X-Block-Timestamp)"}},
+		{RelTxNanos, relCase{l: Transactions, nodes: []string{`{"block":"1","code":0,"command":` + cmd("orderSubmission", `{"expiresAt":"5"}`) + `}`}},
+			[]string{"not near a plausible time (2000 to 2200)"}},
+		{RelRotationsChain, relCase{l: Rotations, nodes: []string{rotation(`"20"`, "n", "0xz", "0xc"), rotation(`"10"`, "n", "0xa", "0xb")}},
+			[]string{`oldAddress is "0xz", but the node's previous rotation (height 10, in the same answer) made its address "0xb"`}},
+		{RelGamesSpan, relCase{l: Games, nodes: []string{gameRec(`"50"`, "a", ""), gameRec(`"20"`, "b", "")}},
+			[]string{"epoch 20 and epoch 50 are in one answer: 31 epochs"}},
+		{RelGamesWindow, relCase{l: Games, query: "epochTo=40", nodes: []string{gameRec(`"5"`, "a", "")}},
+			[]string{"epoch 5 is outside the window [11, 40]"}},
+		{RelTxPositive, relCase{l: Transactions, nodes: []string{tx(market("newMarket", `{"logNormal":{"tau":"-0.5"}}`))}},
+			[]string{"logNormal.tau is -1/2, want at least 0"}},
+		{RelTxSignedBounds, relCase{l: Transactions, nodes: []string{tx(perpetual(`"interestRate":"2"`))}},
+			[]string{"perpetual.interestRate is 2, want it in [-1, 1]"}},
+		{RelTxBoundsOrdered, relCase{l: Transactions, nodes: []string{tx(perpetual(`"clampLowerBound":"0.5","clampUpperBound":"0.25"`))}},
+			[]string{"perpetual.clampLowerBound is 1/2, above clampUpperBound 1/4"}},
+		{RelTxRankTable, relCase{l: Transactions, nodes: []string{tx(transfer(`{"recurring":{"dispatchStrategy":{"rankTable":[{"startRank":3},{"startRank":1}]}}}`))}},
+			[]string{"rankTable[1] starts at rank 1, below the entry before (3)"}},
+		{RelTxCursor, relCase{l: Transactions, nodes: []string{`{"block":"12","cursor":"13.1"}`}},
+			[]string{`cursor is "13.1", want "12.<index>"`}},
+		{RelBlockTimestamp, relCase{l: Snapshots, header: map[string]string{"X-Block-Timestamp": "soon"}, nodes: []string{`{"blockHeight":"1"}`}},
+			[]string{`X-Block-Timestamp is "soon": read in Unix nanoseconds it is not an int64`}},
+	}
+	for _, tc := range tests {
+		r := NewRelations()
+		r.CheckAnswer(answerOf(t, tc.c))
+		_, vs := r.Results(tc.rel)
+		if len(vs) != 1 {
+			t.Errorf("%s: %d violations, want 1: %v", tc.rel, len(vs), vs)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(vs[0].Detail, w) {
+				t.Errorf("%s: the detail %q does not say %q", tc.rel, vs[0].Detail, w)
+			}
+		}
 	}
 }
