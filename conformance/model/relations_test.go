@@ -87,6 +87,8 @@ var gamesCases = []relCase{
 	{"window over 30 epochs", RelGamesWindow, Games, "epochFrom=1&epochTo=50", nil, []string{gameRec(`"21"`, "a", ""), gameRec(`"20"`, "b", "")}, 2, []int{1}},
 	{"window near epoch 0", RelGamesWindow, Games, "epochTo=3", nil, []string{gameRec(`"0"`, "a", "")}, 1, nil},
 	{"window at the uint64 end", RelGamesWindow, Games, "epochFrom=18446744073709551615", nil, []string{gameRec(`"18446744073709551615"`, "a", "")}, 1, nil},
+	{"window of one epoch", RelGamesWindow, Games, "epochFrom=20&epochTo=20", nil, []string{gameRec(`"20"`, "a", ""), gameRec(`"19"`, "b", "")}, 2, []int{1}},
+	{"window with epochTo in snake case not judged", RelGamesWindow, Games, "epochFrom=10&epoch_to=20", nil, []string{gameRec(`"35"`, "a", "")}, 0, nil},
 	{"window snake case not judged", RelGamesWindow, Games, "epoch_from=10&epochTo=20", nil, []string{gameRec(`"5"`, "a", "")}, 0, nil},
 	{"window given twice not judged", RelGamesWindow, Games, "epochFrom=10&epochFrom=11&epochTo=20", nil, []string{gameRec(`"5"`, "a", "")}, 0, nil},
 	{"window unreadable not judged", RelGamesWindow, Games, "epochFrom=abc", nil, []string{gameRec(`"5"`, "a", "")}, 0, nil},
