@@ -262,13 +262,9 @@ type chainClock struct {
 }
 
 // day numbers the day of the chain's time, so that a record is judged
-// again against another day's clock.
-func (c chainClock) day() int64 {
-	if !c.ok {
-		return -1
-	}
-	return c.secs / 86400
-}
+// again against another day's clock (0 without a clock: no plausible time
+// falls on the first day of 1970).
+func (c chainClock) day() int64 { return c.secs / 86400 }
 
 // chainTime reads the chain's time from an answer's X-Block-Timestamp,
 // when it is a plausible time read in Unix nanoseconds.

@@ -97,6 +97,7 @@ var gamesCases = []relCase{
 	{"span of 31", RelGamesSpan, Games, "", nil, []string{gameRec(`"50"`, "a", ""), gameRec(`"20"`, "b", "")}, 2, []int{1}},
 	{"id holds", RelGamesID, Games, "gameId=a", nil, []string{gameRec(`"5"`, "a", "")}, 1, nil},
 	{"id differs", RelGamesID, Games, "gameId=a", nil, []string{gameRec(`"5"`, "b", "")}, 1, []int{0}},
+	{"id of a game without its epoch not judged", RelGamesID, Games, "gameId=a", nil, []string{`{"id":"b"}`}, 0, nil},
 	{"id snake case not judged", RelGamesID, Games, "game_id=a", nil, []string{gameRec(`"5"`, "b", "")}, 0, nil},
 	{"scope individuals", RelGamesScope, Games, "entityScope=ENTITY_SCOPE_INDIVIDUALS", nil,
 		[]string{gameRec(`"5"`, "a", `"individual":{"individual":[]}`), gameRec(`"5"`, "b", `"team":{"team":[]}`)}, 2, []int{1}},
@@ -224,7 +225,8 @@ var txCommandCases = []relCase{
 		tx(transfer(`{"recurring":{"dispatchStrategy":{"distributionStrategy":"DISTRIBUTION_STRATEGY_RANK_LOTTERY","rankTable":[]}}}`)),
 		tx(transfer(`{"recurring":{"dispatchStrategy":{"distributionStrategy":"DISTRIBUTION_STRATEGY_RANK","rankTable":[{"startRank":3},{"startRank":"1"}]}}}`)),
 		tx(transfer(`{"recurring":{"dispatchStrategy":{"distributionStrategy":"DISTRIBUTION_STRATEGY_RANK","rankTable":[{"startRank":1},{"startRank":"3"},{"startRank":3}]}}}`)),
-		tx(transfer(`{"recurring":{"dispatchStrategy":{"distributionStrategy":"DISTRIBUTION_STRATEGY_PRO_RATA"}}}`))}, 5, []int{0, 1, 2}},
+		tx(transfer(`{"recurring":{"dispatchStrategy":{"distributionStrategy":"DISTRIBUTION_STRATEGY_PRO_RATA"}}}`)),
+		tx(transfer(`{"recurring":{"dispatchStrategy":{"distributionStrategy":"DISTRIBUTION_STRATEGY_RANK","rankTable":[{"startRank":2},{"shareRatio":1},{"startRank":"x"},{"startRank":2}]}}}`))}, 6, []int{0, 1, 2}},
 	{"recurring ends before it starts", RelTxRecurring, Transactions, "", nil, []string{tx(transfer(`{"recurring":{"startEpoch":"10","endEpoch":"5"}}`))}, 1, []int{0}},
 	{"recurring ends where it starts", RelTxRecurring, Transactions, "", nil, []string{tx(transfer(`{"recurring":{"startEpoch":10,"endEpoch":10}}`))}, 1, nil},
 	{"recurring without an end", RelTxRecurring, Transactions, "", nil, []string{
@@ -404,8 +406,8 @@ func TestRelationsRememberRecords(t *testing.T) {
 	if cases, _ := r.Results(RelTxCmdFilter); cases != 2 {
 		t.Errorf("the query's relation: %d cases, want one per answer", cases)
 	}
-	// Judged under a clock of another day, and again under the same.
-	for _, day := range []time.Time{chainNow.AddDate(0, 0, 1), chainNow.AddDate(0, 0, 1)} {
+	// Judged under a clock of another day, and again under the same day.
+	for _, day := range []time.Time{chainNow.AddDate(0, 0, 1), chainNow.AddDate(0, 0, 1).Add(time.Hour)} {
 		r.CheckAnswer(answerOf(t, relCase{l: Transactions, header: map[string]string{"X-Block-Timestamp": nanos(day)}, nodes: []string{node}}))
 	}
 	if cases, _ := r.Results(RelTxAmendSize); cases != 2 {
@@ -596,6 +598,9 @@ func TestDescribeUnix(t *testing.T) {
 		{chainNow.UnixNano(), time.Second, nil, "beyond the years 1 to 9999"},
 		{-chainNow.UnixNano(), time.Second, nil, "beyond the years 1 to 9999"},
 		{253402300799, time.Second, nil, "9999-12-31T23:59:59Z"},
+		{253402300800, time.Second, nil, "beyond the years 1 to 9999"},
+		{-62135596800, time.Second, nil, "0001-01-01T00:00:00Z"},
+		{-62135596801, time.Second, nil, "beyond the years 1 to 9999"},
 		{0, time.Second, fmt.Errorf("x"), "not an int64"},
 	}
 	for _, tc := range tests {
@@ -691,7 +696,7 @@ func TestRelationDetails(t *testing.T) {
 			[]string{"orderSubmission.expiresAt is " + fmt.Sprint(chainNow.UnixMilli()), "read in Unix nanoseconds it is 1970-01-01T00:28:29Z", "not near the chain's time 2024-03-01T12:00:00Z (the transaction's createdAt)"}},
 		{RelTxSeconds, relCase{l: Transactions, header: map[string]string{"X-Block-Timestamp": nanos(chainNow)},
 			nodes: []string{tx(cmd("batchProposalSubmission", `{"terms":{"changes":[{"enactmentTimestamp":"`+nanos(chainNow)+`"}]}}`))}},
-			[]string{"batchProposalSubmission.terms.changes[0].enactmentTimestamp is", "read in Unix seconds it is", "beyond the years 1 to 9999", "(the answer's X-Block-Timestamp)"}},
+			[]string{"batchProposalSubmission.terms.changes[0].enactmentTimestamp is", "read in Unix seconds it is", "beyond the years 1 to 9999", "the chain's time 2024-03-01T12:00:00Z (the answer's X-Block-Timestamp)"}},
 		{RelTxNanos, relCase{l: Transactions, nodes: []string{`{"block":"1","code":0,"command":` + cmd("orderSubmission", `{"expiresAt":"5"}`) + `}`}},
 			[]string{"not near a plausible time (2000 to 2200)"}},
 		{RelRotationsChain, relCase{l: Rotations, nodes: []string{rotation(`"20"`, "n", "0xz", "0xc"), rotation(`"10"`, "n", "0xa", "0xb")}},
@@ -726,5 +731,42 @@ func TestRelationDetails(t *testing.T) {
 				t.Errorf("%s: the detail %q does not say %q", tc.rel, vs[0].Detail, w)
 			}
 		}
+	}
+}
+
+// TestNearTheChainsTime checks the edges of "near the chain's time" and of
+// a plausible time.
+func TestNearTheChainsTime(t *testing.T) {
+	clock := createdClock(chainNow.Format(time.RFC3339))
+	if !clock.ok || clock.secs != chainNow.Unix() || clock.day() != chainNow.Unix()/86400 {
+		t.Fatalf("the clock of createdAt %s is %+v", chainNow, clock)
+	}
+	now := chainNow.Unix()
+	tests := []struct {
+		clock chainClock
+		secs  int64
+		near  bool
+	}{
+		{clock, now - nearBefore, true},
+		{clock, now - nearBefore - 1, false},
+		{clock, now + nearAfter, true},
+		{clock, now + nearAfter + 1, false},
+		{chainClock{}, plausibleFrom, true},
+		{chainClock{}, plausibleFrom - 1, false},
+		{chainClock{}, plausibleTo - 1, true},
+		{chainClock{}, plausibleTo, false},
+	}
+	for _, tc := range tests {
+		if got, _ := tc.clock.near(tc.secs); got != tc.near {
+			t.Errorf("near(%d) with clock %+v = %v, want %v", tc.secs, tc.clock, got, tc.near)
+		}
+	}
+	if c := createdClock("1999-12-31T23:59:59Z"); c.ok || c.day() != 0 {
+		t.Errorf("a createdAt before 2000 gave the clock %+v", c)
+	}
+	h := http.Header{}
+	h.Set("X-Block-Timestamp", nanos(chainNow))
+	if c := chainTime(h); !c.ok || c.secs != now {
+		t.Errorf("the clock of X-Block-Timestamp %s is %+v", nanos(chainNow), c)
 	}
 }
