@@ -292,7 +292,7 @@ verdicts-full:
 	HARNESS_SCHEMA_EVERY_ELEMENT=1 $(GO) test -count=1 -run '^TestFastVerdictsMatchGojsonschema$$' -timeout 30m ./schemas
 	@$(MACHINE)
 
-## selftest-seeds (not in CI; about four minutes): each relation defect of
+## selftest-seeds (not in CI; minutes: four on a quiet machine): each relation defect of
 ## the self-tests caught with every seed 1 to 10, its listing's model rules
 ## run beside its rule, and every query a failure names one whose answer
 ## the defect changes (SELFTEST_SEEDS): make test runs each relation rule

@@ -106,28 +106,35 @@ const maxRelationProblems = 10
 // judgeRelation reports one relation over every row the run saw.
 func judgeRelation(r model.Relation) {
 	GinkgoHelper()
-	rels := CurrentRelations()
-	cases, violations := rels.Results(r.Name)
 	v := rule.NewVerdict("%s", r.Text)
+	relationVerdict(v, r, CurrentRelations(), configuredHeaders(rule.ActiveConfig()))
+	v.Check()
+}
+
+// relationVerdict fills a relation rule's verdict with what the run's
+// checks found: the cases judged, and each violation kept (at most
+// maxRelationProblems, then how many more) with its row, what differs and
+// the query whose answer held it.
+func relationVerdict(v *rule.Verdict, r model.Relation, rels *model.Relations, headers []string) {
+	cases, violations := rels.Results(r.Name)
 	v.Judged(cases)
 	which := "no row the run saw"
 	if r.Accepted {
 		which = "no accepted transaction (code 0) the run saw"
 	}
 	v.NoneBecause("%s gave this relation a case (%s)", which, r.Kind)
-	headers := configuredHeaders(rule.ActiveConfig())
-	for i, x := range violations {
-		if i == maxRelationProblems {
-			v.Add(nil, "and %d more rows break it", len(violations)-i+rels.Omitted(r.Name))
-			break
-		}
+	more := rels.Omitted(r.Name)
+	if len(violations) > maxRelationProblems {
+		more += len(violations) - maxRelationProblems
+		violations = violations[:maxRelationProblems]
+	}
+	for _, x := range violations {
 		ex := &client.Exchange{Method: http.MethodGet, URL: x.URL, Headers: headers}
 		v.Add(nil, "%s: %s\n  asked: %s", x.Key, x.Detail, ex.Curl())
 	}
-	if n := rels.Omitted(r.Name); n > 0 && len(violations) <= maxRelationProblems {
-		v.Add(nil, "and %d more rows break it", n)
+	if more > 0 {
+		v.Add(nil, "and %d more rows break it", more)
 	}
-	v.Check()
 }
 
 // configuredHeaders are the names of the run's configured headers, for the

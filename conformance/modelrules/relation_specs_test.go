@@ -36,7 +36,7 @@ func relationServer(t *testing.T) (*httptest.Server, func() []string) {
 		mu.Lock()
 		asked = append(asked, r.URL.Path+"?"+r.URL.RawQuery)
 		mu.Unlock()
-		body, ok := relationBodies[r.URL.Path]
+		body, ok := relationBodies[strings.TrimPrefix(r.URL.Path, "/explorer")]
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -59,7 +59,7 @@ func relationServer(t *testing.T) (*httptest.Server, func() []string) {
 // checks, and undoes it after the test.
 func useRun(t *testing.T, base string) {
 	t.Helper()
-	rule.SetActive(config.Config{BaseURL: base, TransactionsURL: base, PageSize: 7})
+	rule.SetActive(config.Config{BaseURL: base, TransactionsURL: base + "/explorer", PageSize: 7})
 	ResetRelations()
 	t.Cleanup(func() {
 		client.SetObserver(nil)
@@ -132,8 +132,8 @@ func TestRelationRulesSampleEveryScope(t *testing.T) {
 		"key-rotations":      {"/api/v2/core/keys/ethereum/rotations?nodeId=n1&pagination.first=7", "/api/v2/core/keys/ethereum/rotations?pagination.first=7"},
 		"network-parameters": {"/api/v2/network/parameters?pagination.first=7"},
 		"transactions": {
-			"/transactions?cmdTypes=Submit+Order&first=7", "/transactions?first=7",
-			"/transactions?first=7&parties=p1", "/transactions?last=7",
+			"/explorer/transactions?cmdTypes=Submit+Order&first=7", "/explorer/transactions?first=7",
+			"/explorer/transactions?first=7&parties=p1", "/explorer/transactions?last=7",
 		},
 		model.DeploymentScope: {"/api/v2/snapshots?pagination.first=1"},
 	}
@@ -165,19 +165,34 @@ func TestRelationRulesSampleAnEmptyDeployment(t *testing.T) {
 		mu.Lock()
 		n++
 		mu.Unlock()
-		if r.URL.Path == "/transactions" {
+		switch {
+		case r.URL.Path == "/explorer/transactions":
 			w.Write([]byte(`{"transactions":[]}`))
+			return
+		case r.URL.Path == "/api/v2/games" && r.URL.Query().Has("entityScope"):
+			// A first row with no entries: no team or party to ask for.
+			w.Write([]byte(`{"games":{"edges":[{"cursor":"g","node":{"epoch":"3","id":"g","individual":{"individual":[]},"team":{"team":[]}}}],"pageInfo":{}}}`))
+			return
+		case r.URL.Path == "/api/v2/games":
+			w.Write([]byte(relationBodies["/api/v2/games"]))
 			return
 		}
 		http.Error(w, `{"code":13}`, http.StatusInternalServerError)
 	}))
 	defer srv.Close()
 	useRun(t, srv.URL)
-	for _, scope := range []string{"games", "key-rotations", "transactions"} {
+	for _, scope := range []string{"key-rotations", "transactions"} {
 		sampleRelations(scope)
 	}
-	if n != 4 { // games' first page, rotations' first page, the oldest and the newest transactions
-		t.Errorf("the samples of an empty deployment asked %d queries, want 4", n)
+	if n != 3 { // rotations' first page, the oldest and the newest transactions
+		t.Errorf("the samples of an empty deployment asked %d queries, want 3", n)
+	}
+	// Games whose first rows of each scope have no entries: no team or
+	// party is asked for.
+	n = 0
+	sampleRelations("games")
+	if n != 9 {
+		t.Errorf("the games' sample asked %d queries, want 9 (no teamId, no partyId)", n)
 	}
 }
 
@@ -194,5 +209,48 @@ func TestRelationRuleTexts(t *testing.T) {
 	}
 	if got := configuredHeaders(config.Config{Headers: []string{"X-Api-Key: s3cret", " Host :h"}}); strings.Join(got, ",") != "X-Api-Key,Host" {
 		t.Errorf("configuredHeaders = %q", got)
+	}
+}
+
+// TestRelationVerdict checks what a relation rule's verdict says: the
+// cases judged, each violation kept with its row, what differs and a curl
+// line of its query (the configured headers by name only), then how many
+// more.
+func TestRelationVerdict(t *testing.T) {
+	rels := model.NewRelations()
+	body := `{"games":{"edges":[` + strings.Repeat(`{"cursor":"g","node":{"epoch":"1","id":"g1"}},`, 11) + `{"cursor":"h","node":{"epoch":"1","id":"g2"}}],"pageInfo":{}}}`
+	a, err := model.NewAnswer(model.Games, "http://h/api/v2/games?gameId=x", nil, []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rels.CheckAnswer(a)
+	r, _ := model.RelationNamed(model.RelGamesID)
+	v := rule.NewVerdict("x")
+	relationVerdict(v, r, rels, []string{"X-Api-Key"})
+	if v.Cases != 12 || len(v.Problems) != maxRelationProblems+1 {
+		t.Fatalf("%d cases, %d problems, want 12 and %d", v.Cases, len(v.Problems), maxRelationProblems+1)
+	}
+	first := v.Problems[0]
+	for _, want := range []string{"game g1 of epoch 1: id is \"g1\", but the query asks for gameId=x", "asked: curl -sS -i -H 'X-Api-Key: <redacted>' 'http://h/api/v2/games?gameId=x'"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first problem %q does not say %q", first, want)
+		}
+	}
+	if last := v.Problems[maxRelationProblems]; last != "and 2 more rows break it" {
+		t.Errorf("the last problem is %q", last)
+	}
+	for _, tc := range []struct {
+		rel  string
+		none string
+	}{
+		{model.RelTxAmendSize, "no accepted transaction (code 0) the run saw gave this relation a case (record)"},
+		{model.RelGamesWindow, "no row the run saw gave this relation a case (query)"},
+	} {
+		r, _ := model.RelationNamed(tc.rel)
+		v := rule.NewVerdict("x")
+		relationVerdict(v, r, model.NewRelations(), nil)
+		if v.Cases != 0 || len(v.Problems) != 0 || v.None != tc.none {
+			t.Errorf("%s with no rows: %d cases, problems %v, none %q; want none %q", tc.rel, v.Cases, v.Problems, v.None, tc.none)
+		}
 	}
 }

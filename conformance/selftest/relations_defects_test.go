@@ -126,7 +126,7 @@ var curlURL = regexp.MustCompile(`curl -sS -i (?:-H '[^']*' )*'([^']*)'`)
 
 // seedsEnv, set to N, makes TestRelationDefectsEverySeed run each relation
 // defect with the seeds 1 to N, its listing's model rules beside its rule
-// (make selftest-seeds: 10, about four minutes); unset, each relation rule
+// (make selftest-seeds: 10, minutes); unset, each relation rule
 // runs alone, once, on the rows of its own sample.
 const seedsEnv = "SELFTEST_SEEDS"
 
