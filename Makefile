@@ -70,7 +70,7 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build install dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-wire bench-proxy bench-schemas verdicts-full bench-cli bench-conform bench-conform-memory fuzz load report-screenshot check-export check-export-edges clean
+.PHONY: all build install dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-wire bench-proxy bench-schemas verdicts-full selftest-seeds bench-cli bench-conform bench-conform-memory fuzz load report-screenshot check-export check-export-edges clean
 
 all: build
 
@@ -324,6 +324,16 @@ bench-schemas:
 verdicts-full:
 	@$(MACHINE)
 	HARNESS_SCHEMA_EVERY_ELEMENT=1 $(GO) test -count=1 -run '^TestFastVerdictsMatchGojsonschema$$' -timeout 30m ./schemas
+	@$(MACHINE)
+
+## selftest-seeds (not in CI; minutes: four on a quiet machine): each relation defect of
+## the self-tests caught with every seed 1 to 10, its listing's model rules
+## run beside its rule, and every query a failure names one whose answer
+## the defect changes (SELFTEST_SEEDS): make test runs each relation rule
+## alone, once (conformance/selftest/relations_defects_test.go)
+selftest-seeds:
+	@$(MACHINE)
+	SELFTEST_SEEDS=10 $(GO) test $(TESTFLAGS) -count=1 -run '^TestRelationDefectsEverySeed$$' -timeout 30m ./conformance/selftest
 	@$(MACHINE)
 
 ## bench-cli: against harness serve (LOAD_SCALE), the whole conformance

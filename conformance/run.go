@@ -40,6 +40,7 @@ func declareSuite() bool {
 	modelrules.DeclareModelRules()
 	pagedrules.DeclarePagedRules()
 	rule.Scope("transactions", Ordered, ContinueOnFailure, txrules.TransactionsRules)
+	modelrules.DeclareRelationRules()
 	return true
 }
 
@@ -61,7 +62,8 @@ func resetSuite() {
 func setActiveConfig(cfg config.Config, labelFilter string) {
 	rule.SetActive(cfg)
 	modelrules.ResetGrowth()
-	modelrules.StartObserving(labelFilter, nil)
+	modelrules.ResetRelations()
+	modelrules.StartObserving(labelFilter, modelrules.CurrentRelations())
 }
 
 // RunOptions says how Run reports.

@@ -226,7 +226,9 @@ func (c *Client) Keep(ex *Exchange) {
 }
 
 // Fetch makes the request, asking again after a 429 or 503 as the answer's
-// Retry-After says (or with backoff) at most Config.Retries times.
+// Retry-After says (or with backoff) at most Config.Retries times. The
+// run's observer (RunState.SetObserver) sees the exchange before it is
+// returned when it brought a whole answer.
 func (c *Client) Fetch(method, base, path string, q url.Values) *Exchange {
 	u := base + path
 	if enc := q.Encode(); enc != "" {

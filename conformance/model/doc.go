@@ -11,7 +11,9 @@
 // model cannot tell. Generate draws queries from the whole query space of a
 // listing, seeded; Compare sets an answer beside the oracle, aspect by
 // aspect; Shrink reduces a query that differs to the smallest that still
-// does.
+// does. Relations judges any row served against what the spec fixes
+// between its fields, between the rows of its answer, between the row and
+// its query, and in the units of its timestamps (RelationCatalogue).
 //
 // The package knows the API only through its documents: it imports neither
 // the mock server nor the generators, so that the two readings of the spec

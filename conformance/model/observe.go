@@ -24,24 +24,12 @@ type Answer struct {
 	Sent, Received time.Time
 }
 
-// RowContext is one row of an answer, as the relation checks see it.
-type RowContext struct {
-	// Answer is the answer the row came in (its URL, query and headers),
-	// Page the answer decoded and Index the row's place in it.
-	Answer *Answer
-	Page   *Page
-	Index  int
-	// Row is the row as the model reads it; Node the bytes of its record
-	// in the body (nil when they could not be found).
-	Row  *Row
-	Node []byte
-}
-
-// RowCheck judges each row of every answer the observer reads: the
-// relations the spec fixes inside a record and between records. Check is
-// called from many goroutines at once.
-type RowCheck interface {
-	Check(RowContext)
+// AnswerCheck judges every answer the observer reads, with its page
+// decoded: the relations the spec fixes inside a record and between
+// records (Relations implements it). CheckObserved is called from many
+// goroutines at once.
+type AnswerCheck interface {
+	CheckObserved(a *Answer, p *Page)
 }
 
 // Observer reads every answer of a run once, whatever asked it: it decodes
@@ -50,7 +38,7 @@ type RowCheck interface {
 // (an answer from an older head than one seen before is an OlderHead), and
 // hands each row to the relation checks. It is safe for concurrent use.
 type Observer struct {
-	relations RowCheck
+	relations AnswerCheck
 
 	mu    sync.Mutex
 	lists [len(listingInfo)]*observed
@@ -63,9 +51,9 @@ type Observer struct {
 
 // ObserverOptions configure an Observer.
 type ObserverOptions struct {
-	// Relations, when set, judges every row (the call point of the
+	// Relations, when set, judges every answer (the call point of the
 	// relation checks).
-	Relations RowCheck
+	Relations AnswerCheck
 	// KeepBytes bounds the bytes of records the observer keeps to show
 	// what differs when a row comes back with other content; past it, it
 	// keeps digests only. Zero means 64 MiB.
@@ -126,14 +114,11 @@ func (o *Observer) Observe(a *Answer) (*Page, error) {
 	return p, nil
 }
 
-// checkRelations is the call point of the relation checks: each row of the
-// answer, with its record's bytes and the answer it came in.
+// checkRelations is the call point of the relation checks: the answer
+// and its page.
 func (o *Observer) checkRelations(a *Answer, p *Page) {
-	if o.relations == nil {
-		return
-	}
-	for i := range p.Rows {
-		o.relations.Check(RowContext{Answer: a, Page: p, Index: i, Row: &p.Rows[i], Node: p.Node(i)})
+	if o.relations != nil {
+		o.relations.CheckObserved(a, p)
 	}
 }
 

@@ -35,7 +35,7 @@ var citeRecord = rule.Must("2.1", "Edge (object): cursor (string, usable to fetc
 
 // ObservedAreas are the areas whose rules read the observer's findings: a
 // run whose label filter selects none of their rules observes nothing.
-var ObservedAreas = []string{"model"}
+var ObservedAreas = []string{"model", "relations"}
 
 // run is the run's observer and what it needs to name answers.
 var run struct {
@@ -47,8 +47,8 @@ var run struct {
 // StartObserving gives the run an observer of every answer of a listing,
 // when the label filter selects a rule that reads it (see ObservedAreas):
 // conformance calls it with the run's configuration set, before any rule.
-// relations, when set, judges every row (the relation checks).
-func StartObserving(labelFilter string, relations model.RowCheck) {
+// relations, when set, judges every answer (the relation checks).
+func StartObserving(labelFilter string, relations model.AnswerCheck) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	run.observer, run.cfg = nil, rule.ActiveConfig()
@@ -107,7 +107,7 @@ type decoded struct {
 // observe hands one exchange to the observer and leaves its reading in it.
 func observe(cfg config.Config, o *model.Observer, ex *client.Exchange) {
 	l, ok := listingOf(cfg, ex)
-	if !ok || ex.Refused {
+	if !ok || ex.Refused || ex.Err != nil {
 		return
 	}
 	u, err := url.Parse(ex.URL)

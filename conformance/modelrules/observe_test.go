@@ -77,7 +77,10 @@ func TestObserverSelected(t *testing.T) {
 	for filter, want := range map[string]bool{
 		"":                       true,
 		"model":                  true,
-		"!model":                 false,
+		"!model":                 true, // the relation rules read it too
+		"!model && !relations":   false,
+		"relations":              true,
+		"TX-REL-001":             true,
 		"games && pagination":    false,
 		"GAMES-MOD-016":          true,
 		"snapshots && !strict":   true,

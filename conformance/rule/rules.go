@@ -71,7 +71,7 @@ var (
 	}
 	idAreas = map[string]string{
 		"pagination": "PAG", "filters": "FLT", "epochs": "EPO", "errors": "ERR", "schema": "SCH",
-		"headers": "HDR", "limits": "LIM", "model": "MOD", "growth": "GRO",
+		"headers": "HDR", "limits": "LIM", "model": "MOD", "growth": "GRO", "relations": "REL",
 	}
 	idPattern = regexp.MustCompile(`^([A-Z]+)-([A-Z]+)-([0-9]{3})$`)
 )
@@ -307,7 +307,7 @@ const SuiteDescription = "Chain data query API conformance"
 // Listings and Areas are the labels every rule carries one of each.
 var (
 	Listings = []string{"games", "snapshots", "key-rotations", "network-parameters", "transactions"}
-	Areas    = []string{"schema", "pagination", "filters", "epochs", "errors", "limits", "model", "growth"}
+	Areas    = []string{"schema", "pagination", "filters", "epochs", "errors", "limits", "model", "growth", "relations"}
 )
 
 // StrictLabel marks the rules that only docs/behaviour.md decides (SHOULD);

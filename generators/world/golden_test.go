@@ -14,8 +14,8 @@ func TestLiveChainsArePinned(t *testing.T) {
 		scale  float64
 		blocks string // blocksDigest of the blocks that start three epochs
 	}{
-		{1, 0.05, "b35f304e8cf28cfc085311ab145baca3be22972084332d0d5506b440ec82351c"},
-		{42, 1, "c592b25cb40bfb94435f28ab81ee38249439a27c251e6de030209cd74b972d95"},
+		{1, 0.05, "c01ae28970aa8c026430bb825d1b5bd32591cd3d010d17a7fdf73d3e941979de"},
+		{42, 1, "d054c87f38445a17829644a2cbd2fd2a4c88e91952dd5b723c59a9809744f540"},
 	}
 	for _, tc := range tests {
 		for _, lazy := range []bool{false, true} {

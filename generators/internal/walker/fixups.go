@@ -44,6 +44,24 @@ var fixups = map[string]func(c *Walker, v *Value){
 	"RecurringTransfer": func(c *Walker, v *Value) {
 		orderDigits(v, "startEpoch", "endEpoch")
 	},
+	"CompositePriceConfiguration": func(c *Walker, v *Value) {
+		// One staleness tolerance for the trade-based price, one for the
+		// book-based price, then one per oracle source (spec 2.8).
+		st, ok := v.get("sourceStalenessTolerance")
+		if !ok || st.kind != kArray {
+			return
+		}
+		n := 2
+		if ds, ok := v.get("dataSourcesSpec"); ok && ds.kind == kArray {
+			n += len(ds.obj)
+		}
+		items := make([]field, n)
+		copy(items, st.obj)
+		for i := len(st.obj); i < n; i++ {
+			items[i] = field{val: str(random.Pick(c.g, goDurations))}
+		}
+		st.obj = items
+	},
 	"PerpetualProduct":       orderPerpetualBounds,
 	"UpdatePerpetualProduct": orderPerpetualBounds,
 	"ConcentratedLiquidityParameters": func(c *Walker, v *Value) {
