@@ -71,8 +71,10 @@ type Judged struct {
 }
 
 // Compare sets an answer beside the oracle's expectation. newest is the
-// model's newest key: rows newer than it arrived after the model was built
-// and are left out of the answer before comparing. When the deployment
+// model's newest key: rows of a newer epoch or block than its own arrived
+// after the model was built and are left out of the answer before
+// comparing (only the primary key tells: the order of ties, and of network
+// parameters, is the one the deployment's walks showed, not Key's). When the deployment
 // grew, volatile expectations are not judged.
 func Compare(l Listing, want *Expected, got *Page, newest *Key, grew bool) Judged {
 	var j Judged
@@ -97,19 +99,19 @@ func Compare(l Listing, want *Expected, got *Page, newest *Key, grew bool) Judge
 	}
 	rows := got.Rows
 	if newest != nil {
-		rows = slices.DeleteFunc(slices.Clone(rows), func(r Row) bool { return newer(r.Key, *newest) < 0 })
+		rows = slices.DeleteFunc(slices.Clone(rows), func(r Row) bool { return r.Key.Num > newest.Num })
 	}
 	judge(AspectSize, want.Level, len(rows) != len(want.Rows), "want %d rows, got %d", len(want.Rows), len(rows))
 	// The rows in the order the deployment's own walks showed (rows that
 	// share their primary key in an order no walk showed, as a set), with
 	// the content they had there.
-	w, g := keys(want.Rows), keys(rows)
+	wr, gr := want.Rows, rows
 	if want.LooseTies {
-		w, g = sortTies(w), sortTies(g)
+		wr, gr = sortRowTies(wr), sortRowTies(gr)
 	}
-	d := firstDifference(w, g)
+	d := firstDifference(keys(wr), keys(gr))
 	if d == "" {
-		d = contentDiffers(want.Rows, rows)
+		d = contentDiffers(wr, gr)
 	}
 	judge(AspectRows, want.Level, d != "", "%s", d)
 	if d == "" && slices.Contains(l.Aspects(), AspectTies) {
@@ -242,20 +244,21 @@ func tieRule(l Listing, asc bool) string {
 	return rule
 }
 
-// sortTies orders each run of keys that share Num by Str and Sub, so that
-// two sequences that differ only in the order of ties compare equal.
-func sortTies(ks []Key) []Key {
-	out := slices.Clone(ks)
+// sortRowTies returns rows with each run of rows that share their primary
+// key sorted by secondary key (as sortTies sorts keys): two sequences
+// that hold the same rows in any order of ties then compare equal.
+func sortRowTies(rows []Row) []Row {
+	out := slices.Clone(rows)
 	for i := 0; i < len(out); {
 		j := i
-		for j < len(out) && out[j].Num == out[i].Num {
+		for j < len(out) && out[j].Key.Num == out[i].Key.Num {
 			j++
 		}
-		slices.SortFunc(out[i:j], func(a, b Key) int {
-			if c := strings.Compare(a.Str, b.Str); c != 0 {
+		slices.SortStableFunc(out[i:j], func(a, b Row) int {
+			if c := strings.Compare(a.Key.Str, b.Key.Str); c != 0 {
 				return c
 			}
-			return cmp.Compare(a.Sub, b.Sub)
+			return cmp.Compare(a.Key.Sub, b.Key.Sub)
 		})
 		i = j
 	}

@@ -52,6 +52,12 @@ type Model struct {
 	// places finds a held row's item in each by key.
 	seqs   [2][]item
 	places [2]map[Key]int
+	// tiesPerQuery is set on a model built from a deployment's walks: the
+	// order its unfiltered walks showed rows that share their primary key
+	// in binds the unfiltered listing only, as the spec fixes that order
+	// for no query (a filter or an epoch window may give ties in another).
+	// A model made by New orders them as given in every query.
+	tiesPerQuery bool
 }
 
 // The directions of a listing's order.

@@ -277,7 +277,7 @@ func variants() []variant {
 			// (ROT-MOD-007) passes: it judges the answers against the
 			// order of the deployment's own unfiltered walks, which this
 			// one keeps everywhere.
-			strictFailures: []string{"ROT-PAG-004"},
+			strictFailures: []string{"ROT-PAG-004", "ROT-MOD-007"},
 		},
 		{
 			name:   "game-ties-in-another-order-unfiltered",
@@ -286,7 +286,7 @@ func variants() []variant {
 			wrap:   tiesReversed(gamesPath, gameTieKey, true),
 			// docs/behaviour.md's tie order, judged by the hand-written
 			// rule and the model's SHOULD rules.
-			strictFailures: []string{"GAMES-PAG-004", "GAMES-MOD-004", "GAMES-MOD-006", "GAMES-MOD-007"},
+			strictFailures: []string{"GAMES-PAG-004", "GAMES-MOD-007"},
 			// TODO(lead, issue 29 item 4, "an order or tie the spec does
 			// not fix is a SHOULD in every rule, the model's too"): the
 			// model's oracle places a page's ends inside a run of games
@@ -327,16 +327,10 @@ func variants() []variant {
 			what:   "network parameters are listed Z to A, consistently (defect parameters-Z-to-A): the spec gives them no order",
 			filter: "network-parameters",
 			wrap:   defectNamed("parameters-Z-to-A").wrap,
-			// The model's SHOULD rules judge docs/behaviour.md's A to Z
-			// too, and so do these four MUST rules, for now.
-			strictFailures: []string{"PARAM-PAG-003",
-				"PARAM-MOD-002", "PARAM-MOD-004", "PARAM-MOD-006", "PARAM-MOD-008", "PARAM-MOD-010"},
-			// TODO(lead, issue 29 item 4, "an order the spec does not fix
-			// is a SHOULD in every rule, the model's too"): the model
-			// builds and judges network parameters in key order A to Z at
-			// MUST (pagination.first=2 is judged against the model's A-to-Z
-			// rows and flags). Empty this list when the model's change to
-			// judge that order at SHOULD lands.
+			// The model's SHOULD rules judge docs/behaviour.md's A to Z:
+			// the key order's own (PARAM-MOD-015), and the queries only
+			// docs/behaviour.md decides.
+			strictFailures: []string{"PARAM-PAG-003", "PARAM-MOD-002", "PARAM-MOD-015"},
 		},
 		{
 			name:   "parameters-reversed-by-newestFirst-false",
@@ -353,11 +347,7 @@ func variants() []variant {
 					inner.ServeHTTP(w, r)
 				})
 			},
-			strictFailures: []string{"PARAM-PAG-004",
-				"PARAM-MOD-002", "PARAM-MOD-004", "PARAM-MOD-006", "PARAM-MOD-008", "PARAM-MOD-010"},
-			// TODO(lead, issue 29 item 4): as above, the model judges the
-			// order of network parameters at MUST, and reads newestFirst
-			// as ignored for them.
+			strictFailures: []string{"PARAM-PAG-004", "PARAM-MOD-002", "PARAM-MOD-004", "PARAM-MOD-015"},
 		},
 	}
 }
