@@ -287,12 +287,6 @@ func variants() []variant {
 			// docs/behaviour.md's tie order, judged by the hand-written
 			// rule and the model's SHOULD rules.
 			strictFailures: []string{"GAMES-PAG-004", "GAMES-MOD-007"},
-			// TODO(lead, issue 29 item 4, "an order or tie the spec does
-			// not fix is a SHOULD in every rule, the model's too"): the
-			// model's oracle places a page's ends inside a run of games
-			// that share an epoch by the ID order (pagination.first=1 wants
-			// the game with the lowest ID of the newest epoch) and judges
-			// that at MUST. Empty this list when the model's change lands.
 		},
 		{
 			name:           "number-where-a-string-belongs",
