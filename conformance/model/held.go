@@ -34,8 +34,10 @@ type Model struct {
 	// held (every game of each).
 	latest uint64
 	spans  []Span
-	// cursors finds a held row by its cursor.
+	// cursors finds a held row by its cursor; issued, the rows of cursors
+	// the deployment issued in other answers (see Issue).
 	cursors map[string]Key
+	issued  map[string]issuedCursor
 	// mustCount is the largest count whose answer the spec decides (see
 	// Options.PageSize).
 	mustCount int
