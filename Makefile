@@ -70,7 +70,7 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas verdicts-full bench-cli bench-conform fuzz load report-screenshot check-export clean
+.PHONY: all build dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-proxy bench-schemas verdicts-full selftest-seeds bench-cli bench-conform fuzz load report-screenshot check-export clean
 
 all: build
 
@@ -290,6 +290,16 @@ bench-schemas:
 verdicts-full:
 	@$(MACHINE)
 	HARNESS_SCHEMA_EVERY_ELEMENT=1 $(GO) test -count=1 -run '^TestFastVerdictsMatchGojsonschema$$' -timeout 30m ./schemas
+	@$(MACHINE)
+
+## selftest-seeds (not in CI; a minute or two): each cover defect of the
+## self-tests (conformance/selftest/cover_defects_test.go) run with the
+## seeds 1 to SEEDS, each caught by its MUST rule with every seed, and
+## every query its failures report changed by the defect; prints the table
+SEEDS ?= 10
+selftest-seeds:
+	@$(MACHINE)
+	HARNESS_SELFTEST_SEEDS=$(SEEDS) $(GO) test -count=1 -v -run '^TestCoverDefectsEverySeed$$' -timeout 30m ./conformance/selftest | grep -v '^=== '
 	@$(MACHINE)
 
 ## bench-cli: against harness serve (LOAD_SCALE), the whole conformance

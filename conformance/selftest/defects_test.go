@@ -241,7 +241,9 @@ func txs(a *answer) []any {
 }
 
 // defects lists the defective servers, covering every listing and area.
-func defects() []defect { return append(handDefects(), modelDefects()...) }
+func defects() []defect {
+	return append(append(handDefects(), modelDefects()...), coverDefects()...)
+}
 
 // handDefects are the defects the hand-written rules catch.
 func handDefects() []defect {

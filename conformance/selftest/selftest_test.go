@@ -736,6 +736,9 @@ func TestDefectsAreCaught(t *testing.T) {
 			if caught != nil && d.area == "model" {
 				checkModelEntry(t, *caught)
 			}
+			if slices.ContainsFunc(coverDefects(), func(c defect) bool { return c.name == d.name }) {
+				checkBlame(t, server(t, defect{}).URL, srv.URL, r)
+			}
 			if caught != nil {
 				t.Logf("the failure of %q reads:\n%s", fullText(*caught), clip(caught.Failure.Message, 2500))
 				// The report line names the rule and, for a MUST rule, the
