@@ -249,8 +249,7 @@ func (g *gen) existing(name string, r *Row) []string {
 	case kindEnum:
 		return []string{pick(g.rng, enumValues["entityScope"]...)}
 	case kindEpoch:
-		// Within 14 epochs of the row's, so that a window given at both
-		// ends is narrower than the 30 epochs it may span.
+		// Within 14 epochs of the row's.
 		e := r.Key.Num
 		if name == "epochFrom" {
 			return []string{strconv.FormatUint(satSub(e, uint64(g.rng.IntN(15))), 10)}
@@ -322,6 +321,24 @@ type found struct {
 	score int
 }
 
+// knownScore scores a candidate whose parameters are not load-bearing:
+// its answer known, holding rows (so that a server that applies a
+// parameter it should ignore shows), the spec's, not reaching the newest
+// rows.
+func knownScore(e *Expected) int {
+	score := 0
+	if len(e.Rows) > 0 {
+		score += 4
+	}
+	if e.Level == Must {
+		score += 2
+	}
+	if !e.Volatile {
+		score++
+	}
+	return score
+}
+
 // searchStats are what a failed search saw, for its reason.
 type searchStats struct {
 	tries, unknown int
@@ -335,9 +352,12 @@ type searchStats struct {
 // load-bearing: it keeps the best of up to tries candidates (each
 // parameter load-bearing by being dropped rather than changed, the answer
 // the spec's rather than behaviour.md's, not reaching the newest rows,
-// each scores), and says why when none is.
+// each scores), and says why when none is; it then returns the best
+// candidate whose answer is known (see knownScore), if any: where the
+// oracle ignores a parameter beside another, a server that does not
+// ignore it shows there.
 func (g *gen) cover(names []string, tries int) (found, string) {
-	best := found{score: -1}
+	best, known := found{score: -1}, found{score: -1}
 	st := searchStats{weak: map[string]int{}, whys: map[string]map[string]int{}}
 	maxScore := 4*len(names) + 3
 	for st.tries < tries && best.score < maxScore {
@@ -358,6 +378,9 @@ func (g *gen) cover(names []string, tries int) (found, string) {
 		if !e.Known {
 			st.unknown++
 			continue
+		}
+		if ks := knownScore(e); ks > known.score {
+			known = found{q: q, e: e, score: ks}
 		}
 		score, ok := 0, true
 		for _, name := range names {
@@ -391,7 +414,28 @@ func (g *gen) cover(names []string, tries int) (found, string) {
 	if best.score >= 0 {
 		return best, ""
 	}
-	return best, g.whyNot(names, st)
+	return known, g.whyNot(names, st)
+}
+
+// enumBeside searches for a query giving the enumerated parameter e the value
+// v beside the parameter b: of up to classTries candidates, the best whose
+// answer is known (see knownScore). Under some values b is ignored
+// (teamId under ENTITY_SCOPE_INDIVIDUALS), and a server that applies it
+// shows only in such a query.
+func (g *gen) enumBeside(e, v, b string) url.Values {
+	var best url.Values
+	bestScore := -1
+	for range classTries {
+		q := g.candidate([]string{e, b})
+		q.Set(e, v)
+		if !q.Has(b) {
+			continue
+		}
+		if ans := g.m.Expect(q); ans.Known && knownScore(ans) > bestScore {
+			best, bestScore = q, knownScore(ans)
+		}
+	}
+	return best
 }
 
 // contextCount is the count a query gives that is not among the

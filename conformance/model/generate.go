@@ -12,7 +12,8 @@ import (
 // Source says where a generated query comes from.
 type Source string
 
-// The sources, in the order their queries are asked.
+// The sources, in the order their queries are asked: SourceExample,
+// SourceCore, SourcePair, SourceClass, SourceTail.
 const (
 	// SourceExample is a failing query an earlier run saved (--examples).
 	SourceExample Source = "example"
@@ -26,9 +27,6 @@ const (
 	SourceTail Source = "tail"
 )
 
-// Sources are every source, in order.
-var Sources = []Source{SourceExample, SourceCore, SourcePair, SourceClass, SourceTail}
-
 // Query is a generated query and where it came from.
 type Query struct {
 	Values url.Values
@@ -37,6 +35,10 @@ type Query struct {
 	// load-bearing (core, pair), or those given a value of Class (class).
 	Params []string
 	Class  Class
+	// Fixed says what else a pair's query is about: the value of an
+	// enumerated parameter it fixes, or that its parameters are not
+	// load-bearing (the oracle ignores one beside the other).
+	Fixed string
 }
 
 // Provenance says where the query came from, for a report: "pair
@@ -44,6 +46,9 @@ type Query struct {
 func (q Query) Provenance() string {
 	switch q.Source {
 	case SourceCore, SourcePair:
+		if q.Fixed != "" {
+			return fmt.Sprintf("%s %s (%s)", q.Source, strings.Join(q.Params, "&"), q.Fixed)
+		}
 		return string(q.Source) + " " + strings.Join(q.Params, "&")
 	case SourceClass:
 		return fmt.Sprintf("class %s: %s", strings.Join(q.Params, "&"), q.Class)
@@ -118,10 +123,31 @@ func NewPlan(m *Model, seed int64, n int, examples []url.Values) *Plan {
 		switch {
 		case why != "":
 			p.uncovered = append(p.uncovered, Uncovered{Kind: kind, What: what, Reason: why})
+			if f.q != nil && len(set) == 2 {
+				// Asked all the same: the parameter the oracle ignores
+				// there must be ignored.
+				p.take(Query{Values: f.q, Source: src, Params: set, Fixed: "not load-bearing"}, &room)
+			}
 		case !p.take(Query{Values: f.q, Source: src, Params: set}, &room):
 			p.uncovered = append(p.uncovered, Uncovered{Kind: kind, What: what, Reason: p.beyond()})
 		default:
 			p.covered = append(p.covered, Covered{Params: set, Level: f.e.Level, Query: Canonical(f.q)})
+		}
+	}
+	// Each value of an enumerated parameter beside each other parameter.
+	for _, e := range []string{"entityScope", pNewest} {
+		if !slices.Contains(params, e) {
+			continue
+		}
+		for _, v := range enumValues[e] {
+			for _, b := range params {
+				if b == e {
+					continue
+				}
+				if q := g.enumBeside(e, v, b); q != nil {
+					p.take(Query{Values: q, Source: SourcePair, Params: []string{e, b}, Fixed: e + "=" + v}, &room)
+				}
+			}
 		}
 	}
 	// Every value class of every parameter, and of the names.

@@ -32,10 +32,10 @@ func goldenModels() []*Model {
 // them on purpose, and say so in the change.
 func TestGenerateGolden(t *testing.T) {
 	want := map[Listing]string{
-		Games:        "f88f07d0004d2244",
-		Snapshots:    "29c4e6c9bca45950",
-		Rotations:    "7569e21695aa51ba",
-		Parameters:   "90de9126c48a8d0b",
+		Games:        "184028c37def435d",
+		Snapshots:    "0c25da28da8bc638",
+		Rotations:    "5a67d88e14157142",
+		Parameters:   "4584d154f8e90a67",
 		Transactions: "1b001d0c91d2b34e",
 	}
 	for _, m := range goldenModels() {
