@@ -187,9 +187,10 @@ func checkLoadBearing(t *testing.T, m *Model, p *Plan, qs []Query) {
 	}
 }
 
-// otherValues are every other value of a parameter's kind the model
-// holds: each count to the largest decided, each held cursor, each epoch,
-// each held ID, the booleans and scopes.
+// otherValues are other values of a parameter's kind the model holds:
+// each count to the largest decided, the cursors of the rows near the
+// cursor's and of every tenth row, each epoch, each held ID, the booleans
+// and scopes.
 func otherValues(g *gen, name string, vals []string) []string {
 	var out []string
 	switch kindOf(name) {
@@ -198,8 +199,12 @@ func otherValues(g *gen, name string, vals []string) []string {
 			out = append(out, strconv.Itoa(n))
 		}
 	case kindCursor:
-		for _, r := range g.rows {
-			out = append(out, r.Cursor)
+		// The rows within five of the cursor's, and every tenth.
+		at, ok := g.byCursor[vals[0]]
+		for i, r := range g.rows {
+			if i%10 == 0 || ok && i >= at-5 && i <= at+5 {
+				out = append(out, r.Cursor)
+			}
 		}
 	case kindBool:
 		out = []string{"true", "false"}
