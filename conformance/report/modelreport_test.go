@@ -39,6 +39,11 @@ func TestModelInTheSummary(t *testing.T) {
 		}
 	}
 	b.Reset()
+	WriteSummary(&b, &Summary{Model: []ModelReport{{Listing: "snapshots", Queries: 10, Sources: map[string]int{"core": 10}}}})
+	if strings.Contains(b.String(), "not covered") || strings.Contains(b.String(), "examples;") {
+		t.Errorf("a run that covered everything and asked no example says otherwise:\n%s", b.String())
+	}
+	b.Reset()
 	WriteSummary(&b, &Summary{})
 	if strings.Contains(b.String(), "Model:") || strings.Contains(b.String(), "Seed:") {
 		t.Errorf("a run without model rules prints model lines:\n%s", b.String())
@@ -67,6 +72,9 @@ func TestModelInTheReports(t *testing.T) {
 		if !strings.Contains(j.String(), want) {
 			t.Errorf("the JUnit report lacks %q:\n%s", want, j.String())
 		}
+	}
+	if strings.Contains(h.String(), "0 example") || strings.Contains(h.String(), "0 tail") {
+		t.Error("the HTML report lists a source no query came from")
 	}
 	h.Reset()
 	if err := WriteHTMLReport(&h, &Summary{}); err != nil || strings.Contains(h.String(), "Model coverage") {
