@@ -102,3 +102,34 @@ func TestPlanOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanGolden pins the plans of the rich models (shaped like the mock's
+// data: a games window, a transactions listing held as a head and a tail),
+// with the cursors drawn from the oracle's answers: a change to the core,
+// the classes or the follow-ups that changes what a seed asks changes these
+// digests. Update them on purpose, and say so in the change.
+func TestPlanGolden(t *testing.T) {
+	want := map[Listing]string{
+		Games:        "0fb36a9df85e5399",
+		Snapshots:    "7507ed7c56121a04",
+		Rotations:    "ded690b2b3e1ab49",
+		Parameters:   "6cf5121e6af72f39",
+		Transactions: "5cf48356314b3836",
+	}
+	for _, m := range richModels() {
+		p := NewPlan(m, 1, 300, nil)
+		first := p.First()
+		var b strings.Builder
+		for _, q := range append(first, p.Then(oracleAnswers(m, first))...) {
+			b.WriteString(q.Provenance() + " " + Canonical(q.Values) + "\n")
+		}
+		c := p.Coverage()
+		for _, u := range c.Uncovered {
+			b.WriteString(u.What + ": " + u.Reason + "\n")
+		}
+		sum := sha256.Sum256([]byte(b.String()))
+		if got := hex.EncodeToString(sum[:8]); got != want[m.Listing] {
+			t.Errorf("%s: the plan of seed 1 has digest %s, want %s", m.Listing, got, want[m.Listing])
+		}
+	}
+}

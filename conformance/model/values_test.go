@@ -160,6 +160,8 @@ func TestAlternates(t *testing.T) {
 	}{
 		{g, pFirst, []string{"3"}, [][]string{{"4"}, {"2"}}},
 		{g, pFirst, []string{"1"}, [][]string{{"2"}}},
+		{g, pFirst, []string{"2"}, [][]string{{"3"}, {"1"}}},
+		{g, pFirst, []string{"4"}, [][]string{{"5"}, {"3"}}},
 		{g, pLast, []string{"5"}, [][]string{{"4"}}},
 		{g, pFirst, []string{"x"}, nil},
 		{g, pFirst, nil, nil},
@@ -221,12 +223,12 @@ func TestDiffers(t *testing.T) {
 func TestCoverageCounts(t *testing.T) {
 	c := Coverage{
 		Covered: []Covered{{Params: []string{"a"}, Level: Must}, {Params: []string{"a", "b"}, Level: Should},
-			{Params: []string{"a", "c"}, Level: Must}, {Params: []string{"b"}, Level: Should}},
+			{Params: []string{"a", "c"}, Level: Must}, {Params: []string{"b", "c"}, Level: Must}, {Params: []string{"b"}, Level: Should}},
 		Classes: map[string]map[Class]int{"a": {ClassZero: 2, ClassOne: 1}, "b": {ClassEmpty: 1}},
 	}
 	n, should := c.PairsCovered()
-	if c.ParamsCovered() != 2 || n != 2 || should != 1 || c.ClassesCovered() != 3 {
-		t.Errorf("params %d, pairs %d (%d SHOULD), classes %d; want 2, 2 (1), 3", c.ParamsCovered(), n, should, c.ClassesCovered())
+	if c.ParamsCovered() != 2 || n != 3 || should != 1 || c.ClassesCovered() != 3 {
+		t.Errorf("params %d, pairs %d (%d SHOULD), classes %d; want 2, 3 (1), 3", c.ParamsCovered(), n, should, c.ClassesCovered())
 	}
 }
 
@@ -414,6 +416,12 @@ func TestExistingValues(t *testing.T) {
 		}
 		if id := g.existing("gameId", &Row{}); len(id) != 0 {
 			t.Errorf("a game ID from transactions: %v", id)
+		}
+	}
+	noTeams := newGen(gamesModel([]Span{{0, 9}}, 9, game(9, "a", individual("p1")), game(8, "b", individual("p2"))), 1)
+	for range 10 {
+		if q := noTeams.candidate([]string{"teamId"}); q.Has("teamId") {
+			t.Errorf("a teamId drawn where no game has a team: %s", Canonical(q))
 		}
 	}
 	if twice == 0 || twice == 40 {
