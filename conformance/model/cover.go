@@ -411,7 +411,7 @@ func (g *gen) cover(names []string, tries int) (found, string) {
 			best = found{q: q, e: e, score: score}
 		}
 	}
-	if best.score >= 0 {
+	if best.q != nil {
 		return best, ""
 	}
 	return known, g.whyNot(names, st)

@@ -436,3 +436,83 @@ func TestExistingValues(t *testing.T) {
 		}
 	}
 }
+
+// TestWhyNot checks the reason a search gives when no candidate made its
+// parameters load-bearing.
+func TestWhyNot(t *testing.T) {
+	snap := newGen(New(Snapshots, DefaultLimits, snaps(3, 2, 1), nil, true), 1)
+	params := newGen(New(Parameters, DefaultLimits, nil, nil, true), 1)
+	games := newGen(gamesModel([]Span{{0, 9}}, 9, game(9, "a", individual("p1")), game(8, "b", individual("p2"))), 1)
+	twice := newGen(gamesModel([]Span{{0, 9}}, 9, game(9, "a", individual("p1")), game(8, "a", individual("p2"))), 1)
+	whys := func(n int, w ...string) map[string]int {
+		out := map[string]int{}
+		for _, x := range w {
+			out[x] = n
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		g     *gen
+		names []string
+		st    searchStats
+		want  string
+	}{
+		{"every answer unknown", snap, []string{pFirst}, searchStats{tries: 5, unknown: 5},
+			"none of 5 candidates drawn had an answer within the rows the model holds"},
+		{"the oracle's reason", snap, []string{pFirst, pLast}, searchStats{tries: 4, weak: map[string]int{pLast: 4},
+			whys: map[string]map[string]int{pLast: whys(4, "first with last (first wins)", "no count")}},
+			"pagination.last never changes the answer beside pagination.first: first with last (first wins)"},
+		{"the first of two reasons as frequent", snap, []string{pFirst, pLast}, searchStats{tries: 4, weak: map[string]int{pLast: 4},
+			whys: map[string]map[string]int{pLast: whys(3, "z last", "a last")}},
+			"pagination.last never changes the answer beside pagination.first: a last"},
+		{"the more frequent reason", snap, []string{pFirst, pLast}, searchStats{tries: 4, weak: map[string]int{pLast: 4},
+			whys: map[string]map[string]int{pLast: {"a last": 2, "z last": 3}}},
+			"pagination.last never changes the answer beside pagination.first: z last"},
+		{"a reason in under half the candidates", snap, []string{pFirst, pLast}, searchStats{tries: 10, weak: map[string]int{pLast: 10},
+			whys: map[string]map[string]int{pLast: whys(4, "first with last (first wins)")}},
+			"in 10 candidates drawn from the held rows, dropping or changing pagination.last never changed the answer beside pagination.first: the data held no such case"},
+		{"a reason that names another", snap, []string{pFirst, pLast}, searchStats{tries: 4, weak: map[string]int{pLast: 4},
+			whys: map[string]map[string]int{pLast: whys(4, "no count")}},
+			"in 4 candidates drawn from the held rows, dropping or changing pagination.last never changed the answer beside pagination.first: the data held no such case"},
+		{"the weaker of two", snap, []string{pFirst, pNewest}, searchStats{tries: 6, weak: map[string]int{pFirst: 1, pNewest: 5}},
+			"in 6 candidates drawn from the held rows, dropping or changing pagination.newestFirst never changed the answer beside pagination.first"},
+		{"a tie: the first named", snap, []string{pFirst, pNewest}, searchStats{tries: 6, weak: map[string]int{pFirst: 3, pNewest: 3}},
+			"in 6 candidates drawn from the held rows, dropping or changing pagination.first never changed the answer beside pagination.newestFirst"},
+		{"half the answers unknown", snap, []string{pFirst}, searchStats{tries: 6, unknown: 3, weak: map[string]int{pFirst: 3}},
+			"in 6 candidates drawn from the held rows, dropping or changing pagination.first never changed the answer: the data held no such case"},
+		{"most answers unknown", snap, []string{pFirst}, searchStats{tries: 6, unknown: 4, weak: map[string]int{pFirst: 2}},
+			"in 6 candidates drawn from the held rows (4 of them had answers beyond the rows the model holds), dropping"},
+		{"newestFirst of parameters", params, []string{pFirst, pNewest}, searchStats{tries: 4, weak: map[string]int{pNewest: 4}},
+			"network parameters are in key order whatever pagination.newestFirst says"},
+		{"a gameId selects one game", games, []string{pFirst, "gameId"}, searchStats{tries: 4, weak: map[string]int{pFirst: 4}},
+			"a gameId selects one game at most (every held game has an ID of its own), so pagination.first cannot change the answer beside it"},
+		{"a gameId held twice", twice, []string{pFirst, "gameId"}, searchStats{tries: 4, weak: map[string]int{pFirst: 4}},
+			"in 4 candidates drawn"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.g.whyNot(tc.names, tc.st); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("whyNot = %q, want it to begin %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestEnumBeside checks the queries of an enumerated value beside another
+// parameter: the value fixed, the other given, the best known answer
+// kept, even when no answer holds a row.
+func TestEnumBeside(t *testing.T) {
+	empty := newGen(New(Snapshots, DefaultLimits, nil, nil, true), 1)
+	q := empty.enumBeside(pNewest, "false", pFirst)
+	if q == nil || q.Get(pNewest) != "false" || !q.Has(pFirst) {
+		t.Errorf("over an empty listing: %v", q)
+	}
+	g := newGen(richModels()[0], 1)
+	for range 5 {
+		q := g.enumBeside("entityScope", ScopeIndividuals, "teamId")
+		e := g.m.Expect(q)
+		if q.Get("entityScope") != ScopeIndividuals || !q.Has("teamId") || !e.Known || len(e.Rows) == 0 {
+			t.Errorf("%s: known %v rows %d, want a known answer holding rows", Canonical(q), e.Known, len(e.Rows))
+		}
+	}
+}
