@@ -126,10 +126,7 @@ func decodePagedCursor(l Listing, c string) (Key, bool) {
 			k.Str = s
 			continue
 		}
-		if !digitsOnly(s) {
-			return Key{}, false
-		}
-		n, err := strconv.ParseUint(s, 10, 64)
+		n, err := strconv.ParseUint(s, 10, 64) // digits only: no sign, no space
 		if err != nil {
 			return Key{}, false
 		}
@@ -169,19 +166,6 @@ func encodePagedCursor(l Listing, k Key) string {
 	}
 	b.WriteByte('}')
 	return base64.StdEncoding.EncodeToString([]byte(b.String()))
-}
-
-// digitsOnly reports whether s is one or more ASCII digits.
-func digitsOnly(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // cursorForm reports whether the model's held cursors are in

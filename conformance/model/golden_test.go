@@ -114,7 +114,7 @@ func TestPlanGolden(t *testing.T) {
 		Snapshots:    "7507ed7c56121a04",
 		Rotations:    "ded690b2b3e1ab49",
 		Parameters:   "6cf5121e6af72f39",
-		Transactions: "5cf48356314b3836",
+		Transactions: "028d7192c7aa19a6",
 	}
 	for _, m := range richModels() {
 		p := NewPlan(m, 1, 300, nil)

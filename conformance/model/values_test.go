@@ -516,3 +516,23 @@ func TestEnumBeside(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatedClassesOfFewValues checks the repeated values a small pool
+// gives: two of two, and a reason when there are fewer than asked.
+func TestRepeatedClassesOfFewValues(t *testing.T) {
+	two := newGen(New(Transactions, DefaultLimits, txRows("9.1 A p1", "9.0 B p1", "8.0 A p1"), nil, true), 1)
+	q, why := two.drawClass("cmdTypes", ClassTwo)
+	if why != "" || len(q["cmdTypes"]) != 2 {
+		t.Errorf("two types of two: %v (%s)", q, why)
+	}
+	if q, why := two.drawClass("cmdTypes", ClassMost); why != "" || len(q["cmdTypes"]) != 2 {
+		t.Errorf("the most types of two: %v (%s)", q, why)
+	}
+	if _, why := two.drawClass("cmdTypes", ClassSeveral); !strings.Contains(why, "the held rows give 2 values of cmdTypes") {
+		t.Errorf("three types of two: %q", why)
+	}
+	one := newGen(New(Transactions, DefaultLimits, txRows("9.1 A p1", "9.0 A p1"), nil, true), 1)
+	if _, why := one.drawClass("parties", ClassTwo); !strings.Contains(why, "the held rows give 1 values of parties") {
+		t.Errorf("two parties of one: %q", why)
+	}
+}
