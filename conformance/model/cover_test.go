@@ -474,3 +474,43 @@ func TestFollowUpsUseFilteredCursors(t *testing.T) {
 		t.Errorf("%d cursors issued recorded, want %d", m.IssuedCount(), len(issued))
 	}
 }
+
+// TestPlanBudget checks how a plan spends its budget: the examples first
+// (at most n of them), a tenth of the rest (at most 12) kept for the
+// cursors of filtered answers, the core in what is left, the tail after.
+func TestPlanBudget(t *testing.T) {
+	m := richModels()[2] // key rotations: a filter, so cursors from filtered answers
+	var examples []url.Values
+	for i := range 10 {
+		examples = append(examples, url.Values{pFirst: {strconv.Itoa(i + 1)}, "x": {"1"}})
+	}
+	for _, tc := range []struct {
+		n, examples, first, followUps int
+	}{
+		{40, 10, 37, 3},
+		{300, 10, 0, 12},
+		{8, 10, 8, 0},
+		{12, 10, 12, 0},
+	} {
+		mm := *m
+		mm.issued = nil
+		p := NewPlan(&mm, 1, tc.n, examples[:tc.examples])
+		first := p.First()
+		then := p.Then(oracleAnswers(&mm, first))
+		follow := 0
+		for _, q := range then {
+			if q.Class == ClassIssued {
+				follow++
+			}
+		}
+		if tc.first > 0 && len(first) != tc.first || follow != tc.followUps || len(first)+len(then) > tc.n {
+			t.Errorf("n %d with %d examples: %d first, %d from filtered answers, %d in all; want %d, %d, at most %d",
+				tc.n, tc.examples, len(first), follow, len(first)+len(then), tc.first, tc.followUps, tc.n)
+		}
+		for i, q := range first[:min(len(first), tc.examples)] {
+			if q.Source != SourceExample || Canonical(q.Values) != Canonical(examples[i]) {
+				t.Errorf("n %d: query %d is %s, want example %d", tc.n, i, q.Provenance(), i)
+			}
+		}
+	}
+}

@@ -226,11 +226,7 @@ func SaveExamples(path string, found []Example) error {
 	if err != nil {
 		return fmt.Errorf("examples %s: %w", path, err)
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("examples %s: %w", path, err)
 	}

@@ -52,6 +52,15 @@ func TestExamplesRoundTrip(t *testing.T) {
 	if !slices.Equal(rules, []string{"GAMES-MOD-005", "SNAP-MOD-003", "TX-MOD-003"}) {
 		t.Errorf("merged rules %v, want the newest of each query, newest first", rules)
 	}
+	// A file named without a directory is written beside itself too.
+	t.Chdir(filepath.Dir(path))
+	if err := SaveExamples("bare.json", []Example{example(Games, "gameId=c", "GAMES-MOD-003", 3)}); err != nil {
+		t.Errorf("a file named without a directory: %v", err)
+	}
+	if exs, err := LoadExamples(filepath.Join(filepath.Dir(path), "bare.json")); err != nil || len(exs) != 1 {
+		t.Errorf("read back %v, %v", exs, err)
+	}
+	os.Remove("bare.json")
 	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o644 {
 		t.Errorf("the file's mode: %v (%v), want 0644", info.Mode(), err)
 	}
@@ -98,6 +107,7 @@ func TestExamplesFileErrors(t *testing.T) {
 		{"a field of the wrong type", "{\"examples\": [\n" + good + ",\n" + good + ",\n" + strings.Replace(good, `"seed": 1`, `"seed": "one"`, 1) + "]}", ":4: json: cannot unmarshal string"},
 		{"not a list of objects", "{\"examples\": [\n\n 3]}", ":3: json: cannot unmarshal number"},
 		{"cut short", "{\"examples\": [\n" + good, ":2: the JSON ends early"},
+		{"cut short after the bracket", "{\"examples\": [\n  ", ":2: the JSON ends early"},
 		{"something after", "{\"examples\": []}\n{}", ":2: something follows the object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -104,7 +104,7 @@ func NewPlan(m *Model, seed int64, n int, examples []url.Values) *Plan {
 	room := max(0, n-len(p.first)-p.reserve)
 	params := m.Listing.Params()
 	// Each parameter alone, then each pair.
-	sets := make([][]string, 0, len(params)*(len(params)+1)/2)
+	var sets [][]string
 	for _, a := range params {
 		sets = append(sets, []string{a})
 	}
