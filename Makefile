@@ -326,14 +326,19 @@ verdicts-full:
 	HARNESS_SCHEMA_EVERY_ELEMENT=1 $(GO) test -count=1 -run '^TestFastVerdictsMatchGojsonschema$$' -timeout 30m ./schemas
 	@$(MACHINE)
 
-## selftest-seeds (not in CI; minutes: four on a quiet machine): each relation defect of
-## the self-tests caught with every seed 1 to 10, its listing's model rules
-## run beside its rule, and every query a failure names one whose answer
-## the defect changes (SELFTEST_SEEDS): make test runs each relation rule
-## alone, once (conformance/selftest/relations_defects_test.go)
+## selftest-seeds (not in CI; minutes: about ten on a quiet machine): the
+## self-test defects of coverage (conformance/selftest/cover_defects_test.go),
+## of the model's reading (observed_defects_test.go) and of relations
+## (relations_defects_test.go), each run with every seed 1 to SEEDS (10),
+## each caught by its MUST rule with every seed, and every query its
+## failure names one whose answer the defect changes; make test runs each
+## once, with one seed
+SEEDS ?= 10
 selftest-seeds:
 	@$(MACHINE)
-	SELFTEST_SEEDS=10 $(GO) test $(TESTFLAGS) -count=1 -run '^TestRelationDefectsEverySeed$$' -timeout 30m ./conformance/selftest
+	HARNESS_SELFTEST_SEEDS=$(SEEDS) $(GO) test -count=1 -v -run '^TestCoverDefectsEverySeed$$' -timeout 30m ./conformance/selftest | grep -v '^=== '
+	SELFTEST_SEEDS=1-$(SEEDS) $(GO) test -count=1 -v -run '^TestBuildDefectsAcrossSeeds$$' -timeout 30m ./conformance/selftest | grep -v '^=== '
+	SELFTEST_SEEDS=$(SEEDS) $(GO) test $(TESTFLAGS) -count=1 -run '^TestRelationDefectsEverySeed$$' -timeout 30m ./conformance/selftest
 	@$(MACHINE)
 
 ## bench-cli: against harness serve (LOAD_SCALE), the whole conformance

@@ -43,7 +43,7 @@ func writeJSONReport(t *testing.T, reports []types.Report) string {
 // filter, the seed and the reasons the run failed.
 func TestReadJSONReport(t *testing.T) {
 	problems := []rule.Problem{{Detail: "pagination.first=2 gave 1 rows", Request: "GET /x?pagination.first=2", Curl: "curl 'http://h/x?pagination.first=2'"}}
-	coverage := report.ModelReport{Listing: "network-parameters", Queries: 300, Rows: 209, Whole: true, PairsTried: 10, Pairs: 10}
+	coverage := report.ModelReport{Listing: "network-parameters", Queries: 300, Rows: 209, Whole: true, PairsCovered: 10, Pairs: 10}
 	withFailure := coverage
 	withFailure.Failures = []report.ModelFailure{{Rule: "PARAM-MOD-003", Query: "a=1 pagination.first=2", Shrunk: "pagination.first=2", Detail: "row 2"}}
 	other := coverage

@@ -128,6 +128,11 @@ func Run(cfg config.Config, opts RunOptions) (*report.Summary, error) {
 	}
 	suiteMu.Lock()
 	defer suiteMu.Unlock()
+	// The examples of earlier runs (--examples) are asked first; the
+	// failing queries of this one are saved with them at its end.
+	if err := modelrules.LoadExamples(cfg.Examples); err != nil {
+		return nil, fmt.Errorf("conformance: %w", err)
+	}
 	resetSuite()
 	rules, err := previewRules()
 	if err != nil {
@@ -194,6 +199,7 @@ func Run(cfg config.Config, opts RunOptions) (*report.Summary, error) {
 	t := &ginkgoT{}
 	RunSpecs(t, rule.SuiteDescription, suiteConfig, reporterConfig)
 	console.Flush()
+	reportErr = errors.Join(reportErr, modelrules.SaveExamples(cfg.Examples))
 	report.WriteSummary(out, summary)
 	if reportErr != nil {
 		return summary, reportErr

@@ -47,6 +47,8 @@ const (
 	// not a Config field.
 	EnvLabelFilter = "HARNESS_LABEL_FILTER"
 	EnvRate        = "HARNESS_RATE"
+	// EnvExamples names the examples file (--examples).
+	EnvExamples = "HARNESS_EXAMPLES"
 )
 
 // Config says which deployment the suite checks and how far it may go.
@@ -105,14 +107,18 @@ type Config struct {
 	// GrowthWait bounds how long a growth rule waits for a new row of its
 	// listing before it is skipped. Zero means DefaultGrowthWait.
 	GrowthWait time.Duration
+	// Examples is a file of failing queries: the model rules ask those of
+	// the file first, and the run adds the shrunk failing queries it finds
+	// (see model.SaveExamples). Empty means none.
+	Examples string
 }
 
 // String writes cfg for people, the headers by name only (%v and %+v use
 // it too), so that printing a Config never shows a header's value.
 func (cfg Config) String() string {
-	return fmt.Sprintf("{BaseURL:%s TransactionsURL:%s MaxPages:%d PageSize:%d Timeout:%s RunTimeout:%s Rate:%v Concurrency:%d Retries:%d Headers:%q Seed:%d Queries:%d MaxRows:%d GrowthWait:%s}",
+	return fmt.Sprintf("{BaseURL:%s TransactionsURL:%s MaxPages:%d PageSize:%d Timeout:%s RunTimeout:%s Rate:%v Concurrency:%d Retries:%d Headers:%q Seed:%d Queries:%d MaxRows:%d GrowthWait:%s Examples:%s}",
 		cfg.BaseURL, cfg.TransactionsURL, cfg.MaxPages, cfg.PageSize, cfg.Timeout, cfg.RunTimeout, cfg.Rate, cfg.Concurrency, cfg.Retries, redactedHeaders(cfg.Headers),
-		cfg.Seed, cfg.Queries, cfg.MaxRows, cfg.GrowthWait)
+		cfg.Seed, cfg.Queries, cfg.MaxRows, cfg.GrowthWait, cfg.Examples)
 }
 
 // GoString is String, for %#v.
@@ -121,7 +127,7 @@ func (cfg Config) GoString() string { return "conformance.Config" + cfg.String()
 // RegisterFlags registers the suite's flags on fs, bound to cfg: --base-url,
 // --transactions-url, --max-pages, --page-size, --timeout, --run-timeout,
 // --rate, --concurrency, --retries, --header (repeatable), and the model rules'
-// --seed, --queries, --max-rows and --growth-wait.
+// --seed, --queries, --max-rows, --growth-wait and --examples.
 func RegisterFlags(fs *flag.FlagSet, cfg *Config) {
 	fs.StringVar(&cfg.BaseURL, "base-url", cfg.BaseURL, "base URL of the deployment's data-node listings, e.g. http://127.0.0.1:8080 (required; env "+EnvBaseURL+")")
 	fs.StringVar(&cfg.TransactionsURL, "transactions-url", cfg.TransactionsURL, "base URL that /transactions is appended to (default: the base URL; env "+EnvTransactionsURL+")")
@@ -136,6 +142,7 @@ func RegisterFlags(fs *flag.FlagSet, cfg *Config) {
 	fs.IntVar(&cfg.Queries, "queries", cfg.Queries, fmt.Sprintf("generated queries the model rules ask of each listing (0: %d)", DefaultQueries))
 	fs.IntVar(&cfg.MaxRows, "max-rows", cfg.MaxRows, fmt.Sprintf("most rows of each listing the model holds (0: %d)", DefaultMaxRows))
 	fs.DurationVar(&cfg.GrowthWait, "growth-wait", cfg.GrowthWait, fmt.Sprintf("how long a growth rule waits for a new row before it is skipped (0: %s)", DefaultGrowthWait))
+	fs.StringVar(&cfg.Examples, "examples", cfg.Examples, "ask the failing queries saved in `FILE` first, and save this run's shrunk failing queries there (JSON; env "+EnvExamples+")")
 	fs.Var(HeaderFlag(&cfg.Headers), "header", "`Name: value` header sent with every request, e.g. an API key; repeatable; values are never printed (env "+EnvHeaders+", one a line; any --header replaces them)")
 }
 
@@ -292,7 +299,7 @@ func redactedHeaders(lines []string) []string {
 }
 
 // ApplyEnv sets the fields whose environment variable (EnvBaseURL,
-// EnvTransactionsURL, EnvHeaders, EnvRate) is set and not empty, reading
+// EnvTransactionsURL, EnvHeaders, EnvRate, EnvExamples) is set and not empty, reading
 // them with getenv (os.Getenv). Call it before parsing flags, so that a
 // flag given wins over its variable. An error names the variable.
 func (cfg *Config) ApplyEnv(getenv func(string) string) error {
@@ -314,6 +321,9 @@ func (cfg *Config) ApplyEnv(getenv func(string) string) error {
 			return err
 		}
 		cfg.Headers = headers
+	}
+	if v := getenv(EnvExamples); v != "" {
+		cfg.Examples = v
 	}
 	if v := getenv(EnvRate); v != "" {
 		r, err := parseRate(v)

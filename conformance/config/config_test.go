@@ -167,3 +167,35 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("defaults: %+v", d)
 	}
 }
+
+// TestExamplesFlagAndEnvironment checks --examples and its variable: the
+// flag wins, and the file is in the configuration's text.
+func TestExamplesFlagAndEnvironment(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  string
+		args []string
+		want string
+	}{
+		{"none", "", nil, ""},
+		{"the variable", "ex.json", nil, "ex.json"},
+		{"the flag", "", []string{"--examples", "flag.json"}, "flag.json"},
+		{"the flag wins", "ex.json", []string{"--examples", "flag.json"}, "flag.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cfg Config
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			RegisterFlags(fs, &cfg)
+			if err := cfg.ApplyEnv(func(k string) string { return map[string]string{EnvExamples: tc.env}[k] }); err != nil {
+				t.Fatal(err)
+			}
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Examples != tc.want || cfg.WithDefaults().Examples != tc.want || !strings.Contains(cfg.String(), "Examples:"+tc.want+"}") {
+				t.Errorf("examples %q (%s), want %q", cfg.Examples, cfg, tc.want)
+			}
+		})
+	}
+}

@@ -9,57 +9,397 @@ import (
 	"strings"
 )
 
-// Generate draws n queries of the model's listing, deterministic from
-// seed: every parameter alone, then every pair of parameters, then random
-// sets of one to four, each value drawn from what the model holds (values
-// that exist, that do not, that lie beside existing ones, counts of one,
-// exact fits, the maximum and one above, cursors from anywhere in the
-// listing) and at times in a spelling docs/behaviour.md accepts.
-func Generate(m *Model, seed int64, n int) []url.Values {
-	g := &gen{m: m, rng: rand.New(rand.NewPCG(uint64(seed), uint64(m.Listing)+1)), seen: map[string]bool{}, rows: m.Rows()}
-	g.both = bothRoles(g.rows)
+// Source says where a generated query comes from.
+type Source string
+
+// The sources, in the order their queries are asked: SourceExample,
+// SourceCore, SourcePair, SourceClass, SourceTail.
+const (
+	// SourceExample is a failing query an earlier run saved (--examples).
+	SourceExample Source = "example"
+	// SourceCore is a query in which one parameter is load-bearing.
+	SourceCore Source = "core"
+	// SourcePair is a query in which each of two parameters is.
+	SourcePair Source = "pair"
+	// SourceClass is a query giving a parameter a value of a class.
+	SourceClass Source = "class"
+	// SourceTail is the seeded random tail.
+	SourceTail Source = "tail"
+)
+
+// Query is a generated query and where it came from.
+type Query struct {
+	Values url.Values
+	Source Source
+	// Params are the parameters the query covers: the one or two it makes
+	// load-bearing (core, pair), or those given a value of Class (class).
+	Params []string
+	Class  Class
+	// Fixed says what else a pair's query is about: the value of an
+	// enumerated parameter it fixes, or that its parameters are not
+	// load-bearing (the oracle ignores one beside the other).
+	Fixed string
+}
+
+// Provenance says where the query came from, for a report: "pair
+// gameId&partyId", "class gameId: prefix", "tail".
+func (q Query) Provenance() string {
+	switch q.Source {
+	case SourceCore, SourcePair:
+		if q.Fixed != "" {
+			return fmt.Sprintf("%s %s (%s)", q.Source, strings.Join(q.Params, "&"), q.Fixed)
+		}
+		return string(q.Source) + " " + strings.Join(q.Params, "&")
+	case SourceClass:
+		return fmt.Sprintf("class %s: %s", strings.Join(q.Params, "&"), q.Class)
+	}
+	return string(q.Source)
+}
+
+// PlanAnswer is a query asked and its answer, decoded (nil when it was not a
+// 200 or could not be read).
+type PlanAnswer struct {
+	Query url.Values
+	Page  *Page
+}
+
+// Plan is the queries of one listing, deterministic from the seed and, for
+// the cursors taken from earlier answers, from those answers. First gives
+// the earlier run's examples, then the core: every parameter and every
+// pair of parameters in a query where each is load-bearing, and every
+// value class of every parameter. Then, given the answers to those, gives
+// queries with cursors the deployment issued in filtered answers, and the
+// seeded random tail, n queries in all.
+type Plan struct {
+	g       *gen
+	n       int
+	first   []Query
+	then    []Query
+	reserve int
+	covered []Covered
+	// uncovered are the parameters, pairs and classes no query covers;
+	// alias the core queries equal to one asked before them.
+	uncovered []Uncovered
+	alias     []Query
+	thenDone  bool
+}
+
+// followUps bounds the queries with cursors from filtered answers.
+const followUps = 12
+
+// NewPlan draws the first queries of a listing: the examples (asked
+// first, so that a failure once found is tried again), then the core.
+// Everything is deterministic from seed.
+func NewPlan(m *Model, seed int64, n int, examples []url.Values) *Plan {
+	g := newGen(m, seed)
+	p := &Plan{g: g, n: n}
+	for _, q := range examples {
+		if len(p.first) < n && g.mark(q) {
+			p.first = append(p.first, Query{Values: clone(q), Source: SourceExample})
+		}
+	}
+	if hasFilter(m.Listing) {
+		p.reserve = min(followUps, max(0, n-len(p.first))/10)
+	}
+	room := max(0, n-len(p.first)-p.reserve)
 	params := m.Listing.Params()
-	// The edges of the counts: the maximum and one above, each way.
-	first, last := pFirst, pLast
-	if m.Listing == Transactions {
-		first, last = "first", "last"
+	// Each parameter alone, then each pair.
+	var sets [][]string
+	for _, a := range params {
+		sets = append(sets, []string{a})
 	}
-	for _, c := range []string{first, last} {
-		for _, v := range []int{m.Limits.MaxPage, m.Limits.MaxPage + 1} {
-			g.addWith(n, url.Values{c: {strconv.Itoa(v)}})
+	for i, a := range params {
+		for _, b := range params[i+1:] {
+			sets = append(sets, []string{a, b})
 		}
 	}
-	for _, p := range params {
-		g.add(n, p)
-	}
-	// Every pair twice; a pair with an enumerated parameter once with each
-	// of its values.
-	for round := range 2 {
-		g.forceCount = round == 0 // the second round sometimes without a count
-		for i, a := range params {
-			for _, b := range params[i+1:] {
-				g.add(n, a, b)
+	for _, set := range sets {
+		kind, src, tries := UncoveredParam, SourceCore, singleTries
+		if len(set) == 2 {
+			kind, src, tries = UncoveredPair, SourcePair, pairTries
+		}
+		what := strings.Join(set, "&")
+		f, why := g.cover(set, tries)
+		switch {
+		case why != "":
+			p.uncovered = append(p.uncovered, Uncovered{Kind: kind, What: what, Reason: why})
+			if f.q != nil && len(set) == 2 {
+				// Asked all the same: the parameter the oracle ignores
+				// there must be ignored.
+				p.take(Query{Values: f.q, Source: src, Params: set, Fixed: "not load-bearing"}, &room)
 			}
+		case !p.take(Query{Values: f.q, Source: src, Params: set}, &room):
+			p.uncovered = append(p.uncovered, Uncovered{Kind: kind, What: what, Reason: p.beyond()})
+		default:
+			p.covered = append(p.covered, Covered{Params: set, Level: f.e.Level, Query: Canonical(f.q)})
 		}
 	}
-	g.forceCount = true
+	// Each value of an enumerated parameter beside each other parameter.
 	for _, e := range []string{"entityScope", pNewest} {
 		if !slices.Contains(params, e) {
 			continue
 		}
 		for _, v := range enumValues[e] {
 			for _, b := range params {
-				if b != e {
-					g.addWith(n, url.Values{e: {v}}, b)
+				if b == e {
+					continue
+				}
+				if q := g.enumBeside(e, v, b); q != nil {
+					p.take(Query{Values: q, Source: SourcePair, Params: []string{e, b}, Fixed: e + "=" + v}, &room)
 				}
 			}
 		}
 	}
-	g.forceCount = false
-	// Then random sets of one to four parameters, half of them grown from
-	// one of the listing's themes.
-	themes := listingThemes[m.Listing]
-	for tries := 0; len(g.out) < n && tries < 20*n; tries++ {
+	// Every value class of every parameter, and of the names.
+	for _, name := range append(slices.Clone(params), NamesParam) {
+		for _, c := range classesOf(m.Listing, name) {
+			if c == ClassIssued || name == "epochFrom" && windowClass(c) {
+				continue // drawn from the answers (Then); the windows under epochTo
+			}
+			what := name + ": " + string(c)
+			covers := []string{name}
+			if windowClass(c) {
+				covers = []string{"epochFrom", "epochTo"}
+			}
+			q, why := g.drawClass(name, c)
+			switch {
+			case why != "":
+				p.uncovered = append(p.uncovered, Uncovered{Kind: UncoveredClass, What: what, Reason: why})
+			case !p.take(Query{Values: q, Source: SourceClass, Params: covers, Class: c}, &room):
+				p.uncovered = append(p.uncovered, Uncovered{Kind: UncoveredClass, What: what, Reason: p.beyond()})
+			}
+		}
+	}
+	return p
+}
+
+// windowClass reports whether a class is one of the epoch windows, drawn
+// once for both ends.
+func windowClass(c Class) bool { return c == ClassWindow29 || c == ClassWindow30 || c == ClassWindow31 }
+
+// beyond is the reason of what the budget of queries left out.
+func (p *Plan) beyond() string {
+	return fmt.Sprintf("not asked: the core needs more than the %d queries of the budget (--queries)", p.n)
+}
+
+// take adds a core query when there is room. A query already asked is not
+// asked again, and covers what it covers at no cost.
+func (p *Plan) take(q Query, room *int) bool {
+	if p.g.seen[Canonical(q.Values)] {
+		p.alias = append(p.alias, q)
+		return true
+	}
+	if *room <= 0 {
+		return false
+	}
+	*room--
+	p.g.mark(q.Values)
+	p.first = append(p.first, q)
+	return true
+}
+
+// First returns the examples and the core.
+func (p *Plan) First() []Query { return slices.Clone(p.first) }
+
+// Then takes the answers to First's queries and returns the rest of the
+// plan: queries with cursors the deployment issued in filtered answers
+// (each cursor recorded in the model, see Model.Issue, so that the oracle
+// places it), then the seeded random tail, up to n queries in all.
+// answers may be nil (no cursor is then taken from them).
+func (p *Plan) Then(answers []PlanAnswer) []Query {
+	if p.thenDone {
+		return slices.Clone(p.then)
+	}
+	p.thenDone = true
+	p.then = p.followUps(answers)
+	p.then = append(p.then, p.g.tail(max(0, p.n-len(p.first)-len(p.then)))...)
+	return slices.Clone(p.then)
+}
+
+// Coverage is what the plan's queries cover (Then's too, once called).
+func (p *Plan) Coverage() Coverage {
+	l := p.g.m.Listing
+	all := append(slices.Clone(p.first), p.then...)
+	c := Coverage{
+		Listing: l, Queries: len(all), Sources: map[Source]int{}, Params: map[string]int{},
+		Classes: map[string]map[Class]int{}, Covered: slices.Clone(p.covered), Uncovered: slices.Clone(p.uncovered),
+	}
+	n := len(l.Params())
+	c.ParamCount, c.PairCount = n, n*(n-1)/2
+	for _, name := range append(slices.Clone(l.Params()), NamesParam) {
+		c.ClassCount += len(classesOf(l, name))
+	}
+	for _, q := range append(all, p.alias...) {
+		if q.Source == SourceClass {
+			for _, name := range q.Params {
+				if c.Classes[name] == nil {
+					c.Classes[name] = map[Class]int{}
+				}
+				c.Classes[name][q.Class]++
+			}
+		}
+	}
+	for _, q := range all {
+		c.Sources[q.Source]++
+		for _, k := range paramNames(q.Values) {
+			c.Params[k]++
+		}
+	}
+	if !p.thenDone && hasFilter(l) {
+		after, before := p.g.cursorNames()
+		for _, name := range []string{after, before} {
+			c.Uncovered = append(c.Uncovered, Uncovered{Kind: UncoveredClass, What: name + ": " + string(ClassIssued),
+				Reason: "not drawn: the answers to the first queries were not given"})
+		}
+	}
+	return c
+}
+
+// paramNames are the parameters a query gives, in the spec's spelling,
+// each once, sorted.
+func paramNames(q url.Values) []string {
+	var names []string
+	for k := range q {
+		if s, ok := snake[k]; ok {
+			k = s
+		}
+		if !slices.Contains(names, k) {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Generate draws n queries of the model's listing, deterministic from
+// seed: a Plan's queries without answers (so without cursors from earlier
+// answers).
+func Generate(m *Model, seed int64, n int) []url.Values {
+	p := NewPlan(m, seed, n, nil)
+	var out []url.Values
+	for _, q := range append(p.First(), p.Then(nil)...) {
+		out = append(out, q.Values)
+	}
+	return out
+}
+
+// followUps draws queries with the cursors the deployment issued in
+// filtered answers, after recording every cursor the answers issued: with
+// the same filters, and without them each way. A cursor whose row the
+// model cannot place is not used.
+func (p *Plan) followUps(answers []PlanAnswer) []Query {
+	g := p.g
+	for _, a := range answers {
+		if a.Page == nil || a.Page.Status != 200 {
+			continue
+		}
+		for _, r := range a.Page.Rows {
+			g.m.Issue(r.Cursor, r.Key)
+		}
+	}
+	if !hasFilter(g.m.Listing) {
+		return nil
+	}
+	after, before := g.cursorNames()
+	first, last := g.countNames()
+	type source struct {
+		filters url.Values
+		row     Row
+	}
+	var own, others []source
+	for _, a := range answers {
+		filters := filtersOf(g.m.Listing, a.Query)
+		if a.Page == nil || a.Page.Status != 200 || len(filters) == 0 || g.m.Expect(a.Query).Level != Must {
+			continue // only answers that filter as the spec says
+		}
+		for _, r := range a.Page.Rows {
+			if ic, ok := g.m.issued[r.Cursor]; r.Cursor == "" || !g.held[r.Key] || ok && ic.ambiguous {
+				continue
+			}
+			s := source{filters, r}
+			// Cursors the deployment issued for a row in a filtered answer
+			// that differ from the row's cursor in the unfiltered walk come
+			// first: a cursor that encodes the filtered answer shows there.
+			if g.cursorOfKey[r.Key] != r.Cursor {
+				own = append(own, s)
+			} else {
+				others = append(others, s)
+			}
+		}
+	}
+	g.rng.Shuffle(len(own), func(i, j int) { own[i], own[j] = own[j], own[i] })
+	g.rng.Shuffle(len(others), func(i, j int) { others[i], others[j] = others[j], others[i] })
+	srcs := append(own, others...)
+	var out []Query
+	for i := 0; len(out) < p.reserve && i < 3*len(srcs) && i < 6*p.reserve; i++ {
+		s := srcs[i/3]
+		k := strconv.Itoa(g.smallCount())
+		var q url.Values
+		name := after
+		switch i % 3 {
+		case 0: // the same filters, forwards from the cursor
+			q = clone(s.filters)
+			q.Set(first, k)
+			q.Set(after, s.row.Cursor)
+		case 1: // without the filters, forwards
+			q = url.Values{first: {k}, after: {s.row.Cursor}}
+		default: // without the filters, backwards
+			q = url.Values{last: {k}, before: {s.row.Cursor}}
+			name = before
+		}
+		if g.m.Listing == Games && i%3 > 0 {
+			// Games without the filters still lie in an epoch window: the
+			// one around the cursor's row, else the latest 30 epochs.
+			from := satSub(s.row.Key.Num, uint64(g.rng.IntN(epochSpan)))
+			q.Set("epochFrom", strconv.FormatUint(from, 10))
+			q.Set("epochTo", strconv.FormatUint(from+epochSpan-1, 10))
+		}
+		if e := g.m.Expect(q); !e.Known || !g.mark(q) {
+			continue
+		}
+		out = append(out, Query{Values: q, Source: SourceClass, Params: []string{name}, Class: ClassIssued})
+	}
+	covered := map[string]bool{}
+	for _, q := range out {
+		covered[q.Params[0]] = true
+	}
+	for _, name := range []string{after, before} {
+		if !covered[name] {
+			why := "no earlier filtered answer gave a cursor whose row the model holds"
+			if p.reserve == 0 {
+				why = p.beyond()
+			} else if len(srcs) > 0 {
+				why = "no query with a cursor from a filtered answer had an answer within the rows the model holds"
+			}
+			p.uncovered = append(p.uncovered, Uncovered{Kind: UncoveredClass, What: name + ": " + string(ClassIssued), Reason: why})
+		}
+	}
+	return out
+}
+
+// filtersOf are the filters a query gives (those that select rows), in the
+// spec's spelling.
+func filtersOf(l Listing, q url.Values) url.Values {
+	out := url.Values{}
+	for k, v := range q {
+		if s, ok := snake[k]; ok {
+			k = s
+		}
+		if slices.Contains(filterParams(l), k) {
+			out[k] = slices.Clone(v)
+		}
+	}
+	return out
+}
+
+// tail draws n random queries: sets of one to four parameters, half of them
+// grown from one of the listing's themes, each value drawn from what the
+// model holds and at times in a spelling docs/behaviour.md accepts.
+func (g *gen) tail(n int) []Query {
+	var out []Query
+	params := g.m.Listing.Params()
+	themes := listingThemes[g.m.Listing]
+	for tries := 0; len(out) < n && tries < 20*n; tries++ {
 		var set []string
 		if len(themes) > 0 && g.rng.IntN(2) == 0 {
 			set = slices.Clone(themes[g.rng.IntN(len(themes))])
@@ -76,9 +416,11 @@ func Generate(m *Model, seed int64, n int) []url.Values {
 				set = append(set, params[j])
 			}
 		}
-		g.add(n, set...)
+		if q, ok := g.make(nil, set...); ok {
+			out = append(out, Query{Values: q, Source: SourceTail})
+		}
 	}
-	return g.out
+	return out
 }
 
 // listingThemes are sets of parameters whose meaning depends on each other:
@@ -96,14 +438,32 @@ var listingThemes = map[Listing][][]string{
 type gen struct {
 	m    *Model
 	rng  *rand.Rand
-	out  []url.Values
 	seen map[string]bool
 	// rows and both are the model's rows and its parties in two roles,
-	// read once.
-	rows []Row
-	both []string
+	// read once; pools the values of each filter; byCursor the place of
+	// each held cursor in rows; held the held keys, and cursorOfKey each
+	// one's cursor.
+	rows        []Row
+	both        []string
+	pools       pools
+	byCursor    map[string]int
+	held        map[Key]bool
+	cursorOfKey map[Key]string
 	// forceCount gives every query made a count (see counted).
 	forceCount bool
+}
+
+func newGen(m *Model, seed int64) *gen {
+	g := &gen{m: m, rng: rand.New(rand.NewPCG(uint64(seed), uint64(m.Listing)+1)), seen: map[string]bool{}, rows: m.Rows(),
+		byCursor: map[string]int{}, held: map[Key]bool{}, cursorOfKey: map[Key]string{}}
+	g.both = bothRoles(g.rows)
+	g.pools = newPools(g.rows)
+	for i, r := range g.rows {
+		g.byCursor[r.Cursor] = i
+		g.held[r.Key] = true
+		g.cursorOfKey[r.Key] = r.Cursor
+	}
+	return g
 }
 
 // enumValues are the values of the enumerated parameters.
@@ -112,15 +472,19 @@ var enumValues = map[string][]string{
 	pNewest:       {"true", "false"},
 }
 
-// add makes one query with the parameters given, unless n are made or an
-// equal one was.
-func (g *gen) add(n int, names ...string) { g.addWith(n, nil, names...) }
-
-// addWith is add with some parameters' values fixed.
-func (g *gen) addWith(n int, fixed url.Values, names ...string) {
-	if len(g.out) >= n {
-		return
+// mark records a query as asked; false when an equal one was.
+func (g *gen) mark(q url.Values) bool {
+	key := Canonical(q)
+	if g.seen[key] {
+		return false
 	}
+	g.seen[key] = true
+	return true
+}
+
+// make makes one random query with the parameters given (some values
+// fixed), unless an equal one was made.
+func (g *gen) make(fixed url.Values, names ...string) (url.Values, bool) {
 	q := clone(fixed)
 	for _, name := range names {
 		if !q.Has(name) {
@@ -133,12 +497,27 @@ func (g *gen) addWith(n int, fixed url.Values, names ...string) {
 	if g.rng.IntN(3) == 0 && !hasCount(fixed) {
 		g.fit(q)
 	}
-	key := Canonical(q)
-	if g.seen[key] {
-		return
+	return q, g.mark(q)
+}
+
+// anchor draws a held row: the ends of the listing, and of the head and
+// tail around a gap, as often as anywhere between.
+func (g *gen) anchor() *Row {
+	rows := g.rows
+	if len(rows) == 0 {
+		return &Row{}
 	}
-	g.seen[key] = true
-	g.out = append(g.out, q)
+	switch g.rng.IntN(4) {
+	case 0:
+		return &rows[0]
+	case 1:
+		return &rows[len(rows)-1]
+	case 2:
+		if len(g.m.head) > 0 && len(g.m.tail) > 0 {
+			return pick(g.rng, &g.m.head[len(g.m.head)-1], &g.m.tail[0])
+		}
+	}
+	return &rows[g.rng.IntN(len(rows))]
 }
 
 // hasCount reports whether a query gives a count.
@@ -249,24 +628,7 @@ func pick[T any](rng *rand.Rand, choices ...T) T { return choices[rng.IntN(len(c
 // parameter.
 func (g *gen) values(name string) []string {
 	rows := g.rows
-	row := func() *Row {
-		if len(rows) == 0 {
-			return &Row{}
-		}
-		// The ends of the listing, and of the head and tail, as often as
-		// anywhere between.
-		switch g.rng.IntN(4) {
-		case 0:
-			return &rows[0]
-		case 1:
-			return &rows[len(rows)-1]
-		case 2:
-			if len(g.m.head) > 0 && len(g.m.tail) > 0 {
-				return pick(g.rng, &g.m.head[len(g.m.head)-1], &g.m.tail[0])
-			}
-		}
-		return &rows[g.rng.IntN(len(rows))]
-	}
+	row := g.anchor
 	switch name {
 	case pFirst, pLast, "first", "last":
 		return []string{strconv.Itoa(g.count())}

@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/url"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,11 +32,11 @@ func goldenModels() []*Model {
 // them on purpose, and say so in the change.
 func TestGenerateGolden(t *testing.T) {
 	want := map[Listing]string{
-		Games:        "fd8cabb0a6e17b97",
-		Snapshots:    "d40d4d922906e1b2",
-		Rotations:    "3870f52fc8d9a4e5",
-		Parameters:   "f2e2952049d674a8",
-		Transactions: "d8873adce6625b19",
+		Games:        "184028c37def435d",
+		Snapshots:    "0c25da28da8bc638",
+		Rotations:    "5a67d88e14157142",
+		Parameters:   "4584d154f8e90a67",
+		Transactions: "1b001d0c91d2b34e",
 	}
 	for _, m := range goldenModels() {
 		var b strings.Builder
@@ -50,45 +50,86 @@ func TestGenerateGolden(t *testing.T) {
 	}
 }
 
-// TestGenerateOrder checks the order the queries come in: the edges of the
-// counts, each parameter alone, then the pairs with a count.
-func TestGenerateOrder(t *testing.T) {
+// TestPlanOrder checks the order the queries come in: the examples, each
+// parameter alone (load-bearing), each pair the data can make
+// load-bearing, the value classes, then (Then) the random tail.
+func TestPlanOrder(t *testing.T) {
 	for _, m := range goldenModels() {
-		qs := Generate(m, 5, 1000)
-		first, last := pFirst, pLast
-		if m.Listing == Transactions {
-			first, last = "first", "last"
+		first := m.Listing.Params()[0]
+		examples := []url.Values{{first: {"3"}}, {"unknown": {"x"}}, {first: {"3"}}}
+		p := NewPlan(m, 5, 1000, examples)
+		qs := append(p.First(), p.Then(nil)...)
+		if len(qs) > 1000 || len(qs) < 100 {
+			t.Errorf("%s: %d queries of a budget of 1000", m.Listing, len(qs))
 		}
-		edges := []url.Values{
-			{first: {strconv.Itoa(m.Limits.MaxPage)}}, {first: {strconv.Itoa(m.Limits.MaxPage + 1)}},
-			{last: {strconv.Itoa(m.Limits.MaxPage)}}, {last: {strconv.Itoa(m.Limits.MaxPage + 1)}},
+		if qs[0].Source != SourceExample || qs[1].Source != SourceExample || qs[2].Source == SourceExample {
+			t.Errorf("%s: the examples (one given twice) come first, once each: %v, %v, %v", m.Listing, qs[0], qs[1], qs[2])
 		}
-		for i, e := range edges {
-			for k, v := range e {
-				if qs[i].Get(k) != v[0] {
-					t.Errorf("%s: query %d is %s, want %s first", m.Listing, i, Canonical(qs[i]), Canonical(e))
-				}
-			}
+		if Canonical(qs[0].Values) != Canonical(examples[0]) || qs[0].Provenance() != "example" {
+			t.Errorf("%s: first query %v, want the first example", m.Listing, qs[0])
 		}
+		order := []Source{SourceExample, SourceCore, SourcePair, SourceClass, SourceTail}
+		at := 0
 		params := m.Listing.Params()
-		has := func(q url.Values, p string) bool { return q.Has(p) || (SnakeCase(p) != "" && q.Has(SnakeCase(p))) }
-		for i, p := range params {
-			if q := qs[len(edges)+i]; !has(q, p) {
-				t.Errorf("%s: query %d (%s) lacks %s, the %dth parameter alone", m.Listing, len(edges)+i, Canonical(q), p, i+1)
+		core := 0
+		for i, q := range qs {
+			for core < len(params) && slices.ContainsFunc(p.Coverage().Uncovered, func(u Uncovered) bool { return u.What == params[core] }) {
+				core++ // a parameter the data cannot make load-bearing
+			}
+			k := slices.Index(order, q.Source)
+			if k < at {
+				t.Errorf("%s: query %d (%s) comes after a %s query", m.Listing, i, q.Provenance(), order[at])
+			}
+			at = max(at, k)
+			if q.Source == SourceCore {
+				if q.Params[0] != params[core] || !q.Values.Has(q.Params[0]) {
+					t.Errorf("%s: core query %d is %s (%s), want parameter %s", m.Listing, core, q.Provenance(), Canonical(q.Values), params[core])
+				}
+				core++
+			}
+			if (q.Source == SourcePair || q.Source == SourceClass && q.Class != ClassIssued && kindOf(q.Params[0]) != kindNames) && !hasAll(q.Values, q.Params) {
+				t.Errorf("%s: %s lacks its parameters: %s", m.Listing, q.Provenance(), Canonical(q.Values))
 			}
 		}
-		at := len(edges) + len(params)
-		for i, a := range params {
-			for _, b := range params[i+1:] {
-				q := qs[at]
-				at++
-				if !has(q, a) || !has(q, b) {
-					t.Errorf("%s: query %d (%s) lacks the pair %s, %s", m.Listing, at-1, Canonical(q), a, b)
-				}
-				if !hasCount(q) && !(m.Listing == Transactions && has(q, "before")) {
-					t.Errorf("%s: the first round's pair %s has no count", m.Listing, Canonical(q))
-				}
+		uncovered := 0
+		for _, u := range p.Coverage().Uncovered {
+			if u.Kind == UncoveredParam {
+				uncovered++
 			}
+		}
+		if core != len(params) || uncovered != len(params)-p.Coverage().ParamsCovered() {
+			t.Errorf("%s: %d parameters seen, %d uncovered, %d covered; want every one (%d) covered or not", m.Listing, core, uncovered, p.Coverage().ParamsCovered(), len(params))
+		}
+	}
+}
+
+// TestPlanGolden pins the plans of the rich models (shaped like the mock's
+// data: a games window, a transactions listing held as a head and a tail),
+// with the cursors drawn from the oracle's answers: a change to the core,
+// the classes or the follow-ups that changes what a seed asks changes these
+// digests. Update them on purpose, and say so in the change.
+func TestPlanGolden(t *testing.T) {
+	want := map[Listing]string{
+		Games:        "0fb36a9df85e5399",
+		Snapshots:    "7507ed7c56121a04",
+		Rotations:    "ded690b2b3e1ab49",
+		Parameters:   "6cf5121e6af72f39",
+		Transactions: "028d7192c7aa19a6",
+	}
+	for _, m := range richModels() {
+		p := NewPlan(m, 1, 300, nil)
+		first := p.First()
+		var b strings.Builder
+		for _, q := range append(first, p.Then(oracleAnswers(m, first))...) {
+			b.WriteString(q.Provenance() + " " + Canonical(q.Values) + "\n")
+		}
+		c := p.Coverage()
+		for _, u := range c.Uncovered {
+			b.WriteString(u.What + ": " + u.Reason + "\n")
+		}
+		sum := sha256.Sum256([]byte(b.String()))
+		if got := hex.EncodeToString(sum[:8]); got != want[m.Listing] {
+			t.Errorf("%s: the plan of seed 1 has digest %s, want %s", m.Listing, got, want[m.Listing])
 		}
 	}
 }

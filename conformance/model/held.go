@@ -39,8 +39,10 @@ type Model struct {
 	latest  uint64
 	spans   []Span
 	derived []Span
-	// cursors finds a held row by its cursor.
+	// cursors finds a held row by its cursor; issued, the rows of cursors
+	// the deployment issued in other answers (see Issue).
 	cursors map[string]Key
+	issued  map[string]issuedCursor
 	// mustCount is the largest count whose answer the spec decides (see
 	// Options.PageSize).
 	mustCount int

@@ -156,14 +156,17 @@ func (m *Model) readPagination(p params, e *Expected) (pagedReq, bool) {
 		if !ok {
 			continue
 		}
-		k, known := m.cursors[v]
+		k, why, known := m.placeCursor(v)
 		if !known {
-			if malformedCursor(v) {
+			if _, issued := m.issued[v]; malformedCursor(v) && !issued {
 				e.refuse(c.name+" that no listing could have issued", Should)
 				return r, false
 			}
 			e.Known = false
 			return r, false
+		}
+		if why != "" {
+			e.should(why)
 		}
 		*c.k, *c.set = k, true
 	}
@@ -472,6 +475,10 @@ func (m *Model) expectTransactions(p params, e *Expected) *Expected {
 		if !ok {
 			continue
 		}
+		if v == "" {
+			e.should("an empty " + name + " (read as 0: not given)")
+			continue
+		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		switch {
 		case err != nil:
@@ -489,8 +496,8 @@ func (m *Model) expectTransactions(p params, e *Expected) *Expected {
 		counts[i], hasCount[i] = n, true
 	}
 	first, last := hasCount[0], hasCount[1]
-	afterRaw, hasAfter := p.get("after")
-	beforeRaw, hasBefore := p.get("before")
+	afterRaw, hasAfter := m.txCursorParam(p, "after", e)
+	beforeRaw, hasBefore := m.txCursorParam(p, "before", e)
 	switch {
 	case (first || last) && hasAfter && hasBefore:
 		return e.refuse("a count with both cursors", Should)
@@ -500,12 +507,12 @@ func (m *Model) expectTransactions(p params, e *Expected) *Expected {
 	var after, before Key
 	var err error
 	if hasAfter {
-		if after, err = txCursor(afterRaw); err != nil {
+		if after, err = m.placeTx(afterRaw, e); err != nil {
 			return e.refuse("a malformed cursor", Should)
 		}
 	}
 	if hasBefore {
-		if before, err = txCursor(beforeRaw); err != nil {
+		if before, err = m.placeTx(beforeRaw, e); err != nil {
 			return e.refuse("a malformed cursor", Should)
 		}
 	}

@@ -73,12 +73,21 @@ func readParams(l Listing, q url.Values) params {
 			p.should = append(p.should, "the snake_case spelling "+k)
 		}
 		if !slices.Contains(l.Params(), name) {
+			// The spec names no other parameter, and says nothing of those
+			// it does not name.
+			p.should = append(p.should, "the unknown parameter "+k+" (ignored)")
 			continue
 		}
 		vals := q[k]
 		if !repeated[name] && len(vals) > 1 {
 			p.should = append(p.should, name+" given twice (the first value counts)")
 			vals = vals[:1]
+		}
+		if why := emptyValue(name, vals); why != "" {
+			p.should = append(p.should, why)
+			if !repeated[name] {
+				continue // an empty ID reads as not given
+			}
 		}
 		p.v[name] = append(p.v[name], vals...)
 	}
@@ -104,4 +113,28 @@ func Describe(q url.Values) string {
 	}
 	s, _ := url.QueryUnescape(q.Encode())
 	return strings.ReplaceAll(s, "&", " ")
+}
+
+// emptyIDs are the ID filters whose empty value reads as not given
+// (docs/behaviour.md: the gateway reads an empty string as unset).
+var emptyIDs = map[string]bool{"gameId": true, "teamId": true, "partyId": true, "nodeId": true}
+
+// emptyValue says how docs/behaviour.md reads an empty value of a filter
+// ("" when no value is empty, or the parameter's empty value is the
+// spec's to read): an empty ID is not given, an empty value of a repeated
+// filter matches (or excludes) nothing. The spec does not say how an empty
+// value is written, so each is SHOULD.
+func emptyValue(name string, vals []string) string {
+	if !slices.Contains(vals, "") {
+		return ""
+	}
+	switch {
+	case emptyIDs[name]:
+		return "an empty " + name + " (read as not given)"
+	case name == "excludeCmdTypes":
+		return "an empty value of excludeCmdTypes (excludes nothing)"
+	case repeated[name]:
+		return "an empty value of " + name + " (matches nothing)"
+	}
+	return ""
 }

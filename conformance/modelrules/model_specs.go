@@ -106,7 +106,8 @@ type modelKey struct {
 	lvl model.Level
 }
 
-// modelProblem is one answer that differed from the model.
+// modelProblem is one answer that differed from the model; source says
+// where its query came from (model.Query.Provenance).
 type modelProblem struct {
 	q, shrunk url.Values
 	d         model.Difference
@@ -123,6 +124,8 @@ type modelProblem struct {
 	check func(url.Values, *model.Page) (model.Difference, bool)
 	// walk is set on a problem the model's walks found.
 	walk bool
+	// source says where the query came from (model.Query.Provenance).
+	source string
 }
 
 // repeat is how a query that differed from the model answered when it was
@@ -165,7 +168,7 @@ type modelState struct {
 	err     error
 	errEx   *client.Exchange
 	grew    bool
-	queries []url.Values
+	queries []model.Query
 	tally   map[modelKey]*modelTally
 	// coverage is what the listing's report says, without failures.
 	coverage report.ModelReport
@@ -307,22 +310,14 @@ func (st *modelState) setUp() {
 		mr.Error = st.err.Error()
 		return
 	}
-	st.queries = model.Generate(st.m, st.cfg.Seed, st.cfg.Queries)
-	answers := make([]*client.Exchange, len(st.queries))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(st.cfg.Concurrency, len(st.queries)) {
-		wg.Go(func() {
-			for i := range next {
-				answers[i] = st.fetch(st.queries[i])
-			}
-		})
-	}
-	for i := range st.queries {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	// The examples of earlier runs and the core first; then, from their
+	// answers, the cursors of filtered answers, and the random tail.
+	plan := model.NewPlan(st.m, st.cfg.Seed, st.cfg.Queries, examplesOf(st.l))
+	first := plan.First()
+	answers := st.askAll(first)
+	then := plan.Then(st.decoded(first, answers))
+	st.queries = append(first, then...)
+	answers = append(answers, st.askAll(then)...)
 	st.grew, _ = model.GrewPage(ctx, st.modelPages, st.m)
 	newest, held := st.m.Newest()
 	for i, q := range st.queries {
@@ -330,24 +325,58 @@ func (st *modelState) setUp() {
 	}
 	st.askAgain()
 	st.shrinkProblems()
-	cov := model.Cover(st.l, st.queries)
 	defer func() { st.coverage = *mr }()
 	*mr = report.ModelReport{
 		Listing: st.l.String(), Seed: st.cfg.Seed, Queries: len(st.queries), Rows: len(st.m.Rows()),
-		Whole: st.m.Whole(), Grew: st.grew, Params: cov.Params, Pairs: cov.PairCount(),
-		PairsTried: len(cov.Pairs), Missing: cov.Missing(),
+		Whole: st.m.Whole(), Grew: st.grew,
 	}
+	coverageReport(mr, plan.Coverage())
+}
+
+// askAll asks the queries, Concurrency at a time, and returns the answers
+// in their order.
+func (st *modelState) askAll(qs []model.Query) []*client.Exchange {
+	answers := make([]*client.Exchange, len(qs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(st.cfg.Concurrency, len(qs)) {
+		wg.Go(func() {
+			for i := range next {
+				answers[i] = st.fetch(qs[i].Values)
+			}
+		})
+	}
+	for i := range qs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return answers
+}
+
+// decoded pairs each query with its answer, read (nil when it was not a
+// 200 that could be read).
+func (st *modelState) decoded(qs []model.Query, answers []*client.Exchange) []model.PlanAnswer {
+	out := make([]model.PlanAnswer, len(qs))
+	for i, q := range qs {
+		out[i].Query = q.Values
+		if ex := answers[i]; ex.Err == nil && !ex.Refused && ex.Status == 200 {
+			out[i].Page, _ = model.Decode(st.l, ex.Status, ex.Body)
+		}
+	}
+	return out
 }
 
 // judgeAnswer compares one answer with the oracle and tallies it.
-func (st *modelState) judgeAnswer(q url.Values, ex *client.Exchange, newest model.Key, held bool) {
+func (st *modelState) judgeAnswer(gq model.Query, ex *client.Exchange, newest model.Key, held bool) {
 	if ex.Err != nil || ex.Refused {
 		return
 	}
+	q := gq.Values
 	want := st.m.Expect(q)
 	got, err := pageOf(st.l, ex)
 	if err != nil {
-		st.add(modelKey{model.AspectRows, want.Level}, modelProblem{q: q, ex: ex,
+		st.add(modelKey{model.AspectRows, want.Level}, modelProblem{q: q, ex: ex, source: gq.Provenance(),
 			d: model.Difference{Aspect: model.AspectRows, Level: want.Level, Detail: "the answer cannot be read: " + err.Error()}})
 		return
 	}
@@ -360,7 +389,7 @@ func (st *modelState) judgeAnswer(q url.Values, ex *client.Exchange, newest mode
 		st.at(modelKey{a.Aspect, a.Level}).cases++
 	}
 	for _, d := range j.Differences {
-		st.add(modelKey{d.Aspect, d.Level}, modelProblem{q: q, d: d, ex: trimmed(ex), first: got})
+		st.add(modelKey{d.Aspect, d.Level}, modelProblem{q: q, d: d, ex: trimmed(ex), first: got, source: gq.Provenance()})
 	}
 }
 
@@ -518,8 +547,9 @@ func (st *modelState) judge(k modelKey) {
 		}
 		v.Add(p.ex, "query %s%s: %s%s", model.Describe(q), from, p.d.Detail, again)
 		failures = append(failures, report.ModelFailure{Rule: id, Aspect: string(k.a), Level: k.lvl.String(),
-			Query: model.Describe(p.q), Shrunk: describeOrEmpty(p.shrunk), Curl: p.ex.Curl(), Detail: p.d.Detail,
-			Repeated: p.repeat.String()})
+			Query: model.Describe(p.q), Shrunk: describeOrEmpty(p.shrunk), Encoded: p.q.Encode(), ShrunkEncoded: encodeOrEmpty(p.shrunk),
+			Source: p.source, Curl: p.ex.Curl(), Detail: p.d.Detail, Repeated: p.repeat.String()})
+		found(st.l, id, st.cfg.Seed, q)
 	}
 	if t.more > 0 {
 		v.Add(nil, "and %d more answers differed in this aspect", t.more)
@@ -531,6 +561,13 @@ func (st *modelState) judge(k modelKey) {
 	entry.Failures = failures
 	AddReportEntry(entryModel, entry, ReportEntryVisibilityNever)
 	v.Check()
+}
+
+func encodeOrEmpty(q url.Values) string {
+	if q == nil {
+		return ""
+	}
+	return q.Encode()
 }
 
 func describeOrEmpty(q url.Values) string {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -70,9 +71,22 @@ type htmlView struct {
 // htmlModel is what the model rules tried over one listing.
 type htmlModel struct {
 	ModelReport
-	// Params lists each parameter with the queries it appeared in.
-	Params []string
+	// Params lists each parameter with the queries it appeared in; Sources
+	// the queries by source; Classes each parameter's value classes drawn,
+	// with their queries.
+	Params  []string
+	Sources string
+	Classes []htmlClasses
 }
+
+// htmlClasses are the value classes drawn for one parameter.
+type htmlClasses struct {
+	Param   string
+	Classes string
+}
+
+// modelSources is the order the sources of queries are listed in.
+var modelSources = []string{"example", "core", "pair", "class", "tail"}
 
 // htmlMatrixRow is one scope (a listing, or the deployment as a whole) of
 // the matrix: a cell per area and the row's total.
@@ -119,6 +133,26 @@ func htmlModels(reports []ModelReport) []htmlModel {
 		slices.Sort(names)
 		for _, p := range names {
 			m.Params = append(m.Params, fmt.Sprintf("%s %d", p, r.Params[p]))
+		}
+		var sources []string
+		for _, src := range modelSources {
+			if n := r.Sources[src]; n > 0 {
+				sources = append(sources, fmt.Sprintf("%d %s", n, src))
+			}
+		}
+		m.Sources = strings.Join(sources, ", ")
+		params := make([]string, 0, len(r.Classes))
+		for p := range r.Classes {
+			params = append(params, p)
+		}
+		slices.Sort(params)
+		for _, p := range params {
+			classes := make([]string, 0, len(r.Classes[p]))
+			for c, n := range r.Classes[p] {
+				classes = append(classes, fmt.Sprintf("%s %d", c, n))
+			}
+			slices.Sort(classes)
+			m.Classes = append(m.Classes, htmlClasses{Param: p, Classes: strings.Join(classes, ", ")})
 		}
 		out = append(out, m)
 	}
@@ -512,22 +546,35 @@ details > summary { cursor: pointer; margin: 8px 0; }
 
 {{- if .Model}}
 <h2 id="model">Model coverage</h2>
-<p>The model rules asked each listing generated queries (seed {{.Seed}}) and judged every answer against a model of the listing built from the deployment's own answers.</p>
+<p>The model rules asked each listing generated queries (seed {{.Seed}}) and judged every answer against a model of the listing built from the deployment's own answers. A parameter is load-bearing in a query when the model's answer changes as it is dropped or its value changed: only there can a query show a defect in it. The queries begin with the failing queries of earlier runs (<code>--examples</code>), then a core in which every parameter and every pair of parameters is load-bearing and every value class of every parameter is drawn, then a seeded random tail.</p>
 <table>
-<thead><tr><th>listing</th><th>queries</th><th>rows held</th><th>pairs of parameters tried</th><th>parameters (queries each)</th><th>not tried</th></tr></thead>
+<thead><tr><th>listing</th><th>queries</th><th>rows held</th><th>load-bearing parameters</th><th>load-bearing pairs</th><th>value classes drawn</th><th>not covered, and why</th></tr></thead>
 <tbody>
 {{- range .Model}}
-<tr><td>{{.Listing}}</td>{{if .Error}}<td colspan="5">no model: {{.Error}}</td>{{else}}<td>{{.Queries}}</td><td>{{.Rows}}{{if .Whole}} (all){{end}}{{if .Grew}}, grew during the run{{end}}</td><td>{{.PairsTried}} of {{.Pairs}}</td><td>{{range $i, $p := .Params}}{{if $i}}, {{end}}<code>{{$p}}</code>{{end}}</td><td>{{range $i, $p := .Missing}}{{if $i}}, {{end}}<code>{{$p}}</code>{{else}}none{{end}}</td>{{end}}</tr>
+<tr><td>{{.Listing}}</td>{{if .Error}}<td colspan="6">no model: {{.Error}}</td>{{else}}<td>{{.Queries}}{{if .Sources}}<br><span class="muted">{{.Sources}}</span>{{end}}</td><td>{{.Rows}}{{if .Whole}} (all){{end}}{{if .Grew}}, grew during the run{{end}}</td><td>{{.ParamsCovered}} of {{.ParamCount}}</td><td>{{.PairsCovered}} of {{.Pairs}}{{if .PairsShould}} ({{.PairsShould}} only where docs/behaviour.md decides){{end}}</td><td>{{.ClassesCovered}} of {{.ClassCount}}</td><td>{{range $i, $u := .Uncovered}}{{if $i}}<br>{{end}}<code>{{$u.What}}</code>: {{$u.Reason}}{{else}}none{{end}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>
+{{- range .Model}}{{if not .Error}}
+<details><summary>{{.Listing}}: the queries each parameter appeared in, and its value classes drawn</summary>
+<p>{{range $i, $p := .Params}}{{if $i}}, {{end}}<code>{{$p}}</code>{{end}}</p>
+<table>
+<thead><tr><th>parameter</th><th>value classes (queries each)</th></tr></thead>
+<tbody>
+{{- range .Classes}}
+<tr><td><code>{{.Param}}</code></td><td>{{.Classes}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</details>
+{{- end}}{{end}}
 {{- range .Model}}{{if .Failures}}
 <h3>{{.Listing}}: answers that differed from the model</h3>
 <table>
-<thead><tr><th>rule</th><th>level</th><th>query (shrunk)</th><th>first query</th><th>what differed</th></tr></thead>
+<thead><tr><th>rule</th><th>level</th><th>query (shrunk)</th><th>first query, and where it came from</th><th>what differed</th></tr></thead>
 <tbody>
 {{- range .Failures}}
-<tr><td class="id">{{.Rule}}</td><td>{{.Level}}</td><td><code>{{if .Shrunk}}{{.Shrunk}}{{else}}{{.Query}}{{end}}</code><br><code>{{.Curl}}</code></td><td><code>{{.Query}}</code></td><td>{{.Detail}}</td></tr>
+<tr><td class="id">{{.Rule}}</td><td>{{.Level}}</td><td><code>{{if .Shrunk}}{{.Shrunk}}{{else}}{{.Query}}{{end}}</code><br><code>{{.Curl}}</code></td><td><code>{{.Query}}</code>{{if .Source}}<br><span class="muted">{{.Source}}</span>{{end}}</td><td>{{.Detail}}</td></tr>
 {{- end}}
 </tbody>
 </table>

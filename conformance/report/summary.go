@@ -244,15 +244,26 @@ func writeModelLines(b *strings.Builder, s *Summary) {
 	if len(s.Model) == 0 {
 		return
 	}
-	var parts []string
+	var parts, uncovered []string
 	for _, m := range s.Model {
 		if m.Error != "" {
 			parts = append(parts, m.Listing+" (no model: see its rules)")
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %d (%d/%d pairs)", m.Listing, m.Queries, m.PairsTried, m.Pairs))
+		examples := ""
+		if n := m.Sources["example"]; n > 0 {
+			examples = fmt.Sprintf("%d examples; ", n)
+		}
+		parts = append(parts, fmt.Sprintf("%s %d (%s%d/%d parameters, %d/%d pairs load-bearing; %d/%d value classes)",
+			m.Listing, m.Queries, examples, m.ParamsCovered, m.ParamCount, m.PairsCovered, m.Pairs, m.ClassesCovered, m.ClassCount))
+		if n := len(m.Uncovered); n > 0 {
+			uncovered = append(uncovered, fmt.Sprintf("%s %d", m.Listing, n))
+		}
 	}
 	fmt.Fprintf(b, "Model: queries per listing: %s\n", strings.Join(parts, ", "))
+	if len(uncovered) > 0 {
+		fmt.Fprintf(b, "Model: not covered (the JSON and HTML reports say why): %s\n", strings.Join(uncovered, ", "))
+	}
 	fmt.Fprintf(b, "Seed: %d (repeat this run's queries with --seed %d)\n", s.Seed, s.Seed)
 }
 
@@ -275,16 +286,41 @@ type ModelReport struct {
 	Rows    int  `json:"rows"`
 	Whole   bool `json:"whole"`
 	Grew    bool `json:"grew"`
-	// Params counts the queries each parameter appeared in; PairsTried of
-	// the Pairs pairs of parameters appeared together; Missing lists the
-	// parameters and pairs never tried.
-	Params     map[string]int `json:"params"`
-	PairsTried int            `json:"pairsTried"`
-	Pairs      int            `json:"pairs"`
-	Missing    []string       `json:"missing,omitempty"`
-	Failures   []ModelFailure `json:"failures,omitempty"`
+	// Params counts the queries each parameter appeared in, and Sources the
+	// queries by where they came from (example, core, pair, class, tail).
+	Params  map[string]int `json:"params"`
+	Sources map[string]int `json:"sources,omitempty"`
+	// ParamsCovered of the ParamCount parameters, and PairsCovered of the
+	// Pairs pairs of parameters, were load-bearing in some query (the
+	// answer changes when they are dropped or changed); PairsShould of
+	// those pairs only in answers docs/behaviour.md decides.
+	ParamsCovered int `json:"paramsCovered"`
+	ParamCount    int `json:"paramCount"`
+	PairsCovered  int `json:"pairsCovered"`
+	PairsShould   int `json:"pairsShould,omitempty"`
+	Pairs         int `json:"pairs"`
+	// Classes counts, for each parameter, the queries that gave it a value
+	// of each class; ClassesCovered of the ClassCount classes that apply
+	// were drawn.
+	Classes        map[string]map[string]int `json:"classes,omitempty"`
+	ClassesCovered int                       `json:"classesCovered"`
+	ClassCount     int                       `json:"classCount"`
+	// Uncovered are the parameters, pairs and classes no query covered,
+	// each with the reason.
+	Uncovered []Uncovered    `json:"uncovered,omitempty"`
+	Failures  []ModelFailure `json:"failures,omitempty"`
 	// Error says why no model could be built.
 	Error string `json:"error,omitempty"`
+}
+
+// Uncovered is a parameter, pair of parameters or value class no generated
+// query covered, and why.
+type Uncovered struct {
+	// Kind is "parameter", "pair" or "class"; What names it ("gameId",
+	// "gameId&partyId", "gameId: prefix").
+	Kind   string `json:"kind"`
+	What   string `json:"what"`
+	Reason string `json:"reason"`
 }
 
 // ModelFailure is one answer that differed from the model.
@@ -296,6 +332,13 @@ type ModelFailure struct {
 	// Shrunk is the smallest query found that still differs ("" when the
 	// query could not be shrunk).
 	Shrunk string `json:"shrunk,omitempty"`
+	// Encoded and ShrunkEncoded are the same queries as sent (URL-encoded),
+	// to be asked again exactly.
+	Encoded       string `json:"encoded,omitempty"`
+	ShrunkEncoded string `json:"shrunkEncoded,omitempty"`
+	// Source says where the query came from: "example", "core gameId",
+	// "pair gameId&partyId", "class gameId: prefix", "tail".
+	Source string `json:"source,omitempty"`
 	Curl   string `json:"curl"`
 	Detail string `json:"detail"`
 	// Repeated says how the query answered when asked again before it

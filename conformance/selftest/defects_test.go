@@ -258,7 +258,7 @@ func txs(a *answer) []any {
 
 // defects lists the defective servers, covering every listing and area.
 func defects() []defect {
-	return append(append(append(handDefects(), modelDefects()...), buildDefects()...), relationDefects()...)
+	return append(append(append(append(handDefects(), modelDefects()...), buildDefects()...), relationDefects()...), coverDefects()...)
 }
 
 // handDefects are the defects the hand-written rules catch.

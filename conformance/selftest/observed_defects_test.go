@@ -465,11 +465,11 @@ func ask(h http.Handler, u *url.URL) string {
 	return fmt.Sprintf("%d %s", rec.Code, body)
 }
 
-// checkBlame asks each request a defect's catching rule blames of the clean
+// checkObservedBlame asks each request a defect's catching rule blames of the clean
 // server and of the defective one (twice: a defect may answer otherwise the
 // second time): they must differ, or the rule blamed an answer the defect
 // does not change.
-func checkBlame(t *testing.T, d defect, srvURL string, s types.SpecReport) {
+func checkObservedBlame(t *testing.T, d defect, srvURL string, s types.SpecReport) {
 	t.Helper()
 	var pair blamePair
 	if p, ok := blameTargets.Load(srvURL); ok {
@@ -555,7 +555,7 @@ func TestBuildDefectsAcrossSeeds(t *testing.T) {
 				for _, s := range r.failed() {
 					if slices.Contains(s.Labels(), d.rule) {
 						cell = "caught"
-						checkBlame(t, d, srv.URL, s)
+						checkObservedBlame(t, d, srv.URL, s)
 					}
 				}
 				if cell == "missed" {

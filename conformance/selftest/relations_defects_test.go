@@ -146,7 +146,7 @@ func TestRelationDefectsEverySeed(t *testing.T) {
 	}
 	t.Parallel()
 	clean := server(t, defect{})
-	if u := clean.URL + gamesPath + "?pagination.first=3"; !sameAnswer(t, u, u) {
+	if u := clean.URL + gamesPath + "?pagination.first=3"; !sameBody(t, u, u) {
 		t.Fatalf("two answers of the clean mock to %s differ: the comparison cannot tell what a defect changes", u)
 	}
 	for _, d := range relationDefects() {
@@ -188,16 +188,16 @@ func checkRelationFailure(t *testing.T, defectURL, cleanURL string, d defect, r 
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sameAnswer(t, defectURL+u.RequestURI(), cleanURL+u.RequestURI()) {
+		if sameBody(t, defectURL+u.RequestURI(), cleanURL+u.RequestURI()) {
 			t.Errorf("%s: %s names %s, whose answer the defect does not change", run, d.rule, u.RequestURI())
 		}
 	}
 }
 
-// sameAnswer asks two URLs and reports whether their answers are the
+// sameBody asks two URLs and reports whether their answers are the
 // same: the same status and the same JSON value (a defect's wrapper writes
 // its members in another order).
-func sameAnswer(t *testing.T, a, b string) bool {
+func sameBody(t *testing.T, a, b string) bool {
 	t.Helper()
 	get := func(u string) (int, any) {
 		resp, err := http.Get(u)
