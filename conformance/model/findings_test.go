@@ -218,8 +218,8 @@ func TestGroup(t *testing.T) {
 		{Query: q("partyId", "p", pFirst, "7"), Differences: []Difference{rows}},
 		{Query: q("gameId", "g"), Differences: []Difference{ties}},
 		{Query: q("partyId", "p", pFirst, "5", pNewest, "false"), Differences: []Difference{rows}}, // asked again
-		{Query: q("teamId", "t"), Differences: []Difference{size}},                              // past the bound
-		{Query: q("teamId", "u")},                                                               // no difference
+		{Query: q("teamId", "t"), Differences: []Difference{size}},                                 // past the bound
+		{Query: q("teamId", "u")}, // no difference
 	}
 	var shrunkFor []Aspect
 	shrink := func(f Failure) (url.Values, []Difference) {
