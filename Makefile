@@ -70,7 +70,7 @@ serve_bg = work=$$(mktemp -d); \
 # since prints the seconds since $$start (date +%s%N), to a tenth.
 since = awk -v s=$$start -v e=$$(date +%s%N) 'BEGIN { printf "%.1f s", (e - s) / 1e9 }'
 
-.PHONY: all build install dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-wire bench-proxy bench-schemas verdicts-full selftest-seeds bench-cli bench-conform bench-conform-memory fuzz load report-screenshot check-export check-export-edges clean
+.PHONY: all build install dist image image-scratch test quick test-profile lint bench bench-generate bench-generate-huge bench-store bench-data bench-mock bench-wire bench-proxy bench-schemas verdicts-full selftest-seeds bench-cli bench-conform bench-conform-memory conform-seeds fuzz load report-screenshot check-export check-export-edges clean
 
 all: build
 
@@ -407,6 +407,17 @@ bench-conform-memory: build
 
 ## fuzz: each mock server fuzz target (and the fault grammar's, the request
 ## log's formats against slog's, and the fixture reader's) for FUZZTIME
+## conform-seeds: not in CI, several minutes: the whole suite against the
+## clean mock with seeds 1..SEEDS, static and growing (--block-interval 20ms),
+## once at --scale CONFORM_SCALE, and with seeds 1..3 against two replicas
+## sharing a genesis behind nginx balancing round robin (skipped, saying so,
+## without nginx: Debian package nginx-light); every run must pass
+SEEDS         ?= 10
+CONFORM_SCALE ?= 100
+conform-seeds: build
+	tools/conform-seeds.sh $(BIN) $(SEEDS) $(CONFORM_SCALE)
+
+## fuzz: each mock server fuzz target (and the fault grammar's, and the fixture reader's) for FUZZTIME
 ## (default 30s)
 FUZZTIME ?= 30s
 fuzz:
