@@ -97,25 +97,15 @@ func Compare(l Listing, want *Expected, got *Page, newest *Key, grew bool) Judge
 	if got.Status != 200 {
 		return j
 	}
-	rows := got.Rows
-	if newest != nil {
-		rows = slices.DeleteFunc(slices.Clone(rows), func(r Row) bool { return r.Key.Num > newest.Num })
-	}
-	judge(AspectSize, want.Level, len(rows) != len(want.Rows), "want %d rows, got %d", len(want.Rows), len(rows))
-	// The rows in the order the deployment's own walks showed (rows that
-	// share their primary key in an order no walk showed, as a set), with
-	// the content they had there.
-	wr, gr := want.Rows, rows
-	if want.LooseTies {
-		wr, gr = sortRowTies(wr), sortRowTies(gr)
-	}
+	wr, gr, pinned := comparedRows(want, got, newest)
+	judge(AspectSize, want.Level, len(gr) != len(wr), "want %d rows, got %d", len(wr), len(gr))
 	d := firstDifference(keys(wr), keys(gr))
 	if d == "" {
 		d = contentDiffers(wr, gr)
 	}
 	judge(AspectRows, want.Level, d != "", "%s", d)
 	if d == "" && slices.Contains(l.Aspects(), AspectTies) {
-		d := tieOrder(l, keys(rows), want.Asc)
+		d := tieOrder(l, keys(pinned), want.Asc)
 		judge(AspectTies, Should, d != "", "%s", d)
 	}
 	if !l.paged() {
@@ -137,11 +127,11 @@ func Compare(l Listing, want *Expected, got *Page, newest *Key, grew bool) Judge
 		judge(f.a, lvl, f.want != tri(f.got), "want %s %s, got %v", f.name, f.want, f.got)
 	}
 	judge(AspectCursors, want.Level, cursorsDiffer(got) != "", "%s", cursorsDiffer(got))
-	if len(rows) == len(got.Rows) && len(rows) == len(want.Rows) {
+	if len(gr) == len(got.Rows) && len(gr) == len(wr) {
 		d := ""
-		for i, r := range rows {
-			if r.Key == want.Rows[i].Key && r.Cursor != want.Rows[i].Cursor {
-				d = fmt.Sprintf("the row %s has cursor %q here and %q in the listing's unfiltered walk (docs/behaviour.md: the same row always has the same cursor)", r.Key, r.Cursor, want.Rows[i].Cursor)
+		for i, r := range gr {
+			if r.Key == wr[i].Key && r.Cursor != wr[i].Cursor {
+				d = fmt.Sprintf("the row %s has cursor %q here and %q in the listing's unfiltered walk (docs/behaviour.md: the same row always has the same cursor)", r.Key, r.Cursor, wr[i].Cursor)
 				break
 			}
 		}
@@ -242,6 +232,26 @@ func tieRule(l Listing, asc bool) string {
 		return "oldest first, the exact reverse of " + rule
 	}
 	return rule
+}
+
+// comparedRows returns the rows an expectation holds and those an answer
+// gave, as Compare sets them side by side: the answer's rows of a newer
+// epoch or block than newest left out (nil: none), and, when the
+// expectation's ties are loose, the rows that share their primary key
+// sorted in both, so that they compare as sets. Otherwise the rows are in
+// the order the deployment's own walks showed, with the content they had
+// there. pinned is the answer's rows left after the first step, in the
+// answer's order.
+func comparedRows(want *Expected, got *Page, newest *Key) (w, g, pinned []Row) {
+	pinned = got.Rows
+	if newest != nil {
+		pinned = slices.DeleteFunc(slices.Clone(pinned), func(r Row) bool { return r.Key.Num > newest.Num })
+	}
+	w, g = want.Rows, pinned
+	if want.LooseTies {
+		w, g = sortRowTies(w), sortRowTies(g)
+	}
+	return w, g, pinned
 }
 
 // sortRowTies returns rows with each run of rows that share their primary

@@ -35,7 +35,7 @@ func TestGenerateGolden(t *testing.T) {
 		Games:        "184028c37def435d",
 		Snapshots:    "0c25da28da8bc638",
 		Rotations:    "5a67d88e14157142",
-		Parameters:   "4584d154f8e90a67",
+		Parameters:   "a7eb60008c876f49",
 		Transactions: "1b001d0c91d2b34e",
 	}
 	for _, m := range goldenModels() {
@@ -113,8 +113,8 @@ func TestPlanGolden(t *testing.T) {
 		Games:        "0fb36a9df85e5399",
 		Snapshots:    "7507ed7c56121a04",
 		Rotations:    "ded690b2b3e1ab49",
-		Parameters:   "6cf5121e6af72f39",
-		Transactions: "028d7192c7aa19a6",
+		Parameters:   "67fd37e4488960b3",
+		Transactions: "d24d2537e7993d4d",
 	}
 	for _, m := range richModels() {
 		p := NewPlan(m, 1, 300, nil)

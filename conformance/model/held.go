@@ -60,6 +60,9 @@ type Model struct {
 	// for no query (a filter or an epoch window may give ties in another).
 	// A model made by New orders them as given in every query.
 	tiesPerQuery bool
+	// ascKnown is set when the order oldest first is known (seqs holds
+	// it, empty for an empty listing).
+	ascKnown bool
 }
 
 // The directions of a listing's order.
@@ -143,8 +146,11 @@ func (m *Model) index(r ranks) {
 		if dir == oldestFirst && !m.Listing.ordered() && !m.ascLearned(r) {
 			// Network parameters have no primary order: oldest first is
 			// known only as the walk oldest first showed it, whole.
-			m.seqs[dir], m.places[dir] = nil, nil
+			m.seqs[dir], m.places[dir], m.ascKnown = nil, nil, false
 			continue
+		}
+		if dir == oldestFirst {
+			m.ascKnown = true
 		}
 		var seq []item
 		order := slices.Clone(runs)
@@ -348,7 +354,7 @@ func (m *Model) sequence(keep func(*Row) bool, asc bool) []item {
 // knows reports whether the model knows the listing's order in a
 // direction (asc: oldest first) at all.
 func (m *Model) knows(asc bool) bool {
-	return !asc || m.seqs[oldestFirst] != nil
+	return !asc || m.ascKnown
 }
 
 // cut returns the place in the whole sequence of a direction (asc: oldest

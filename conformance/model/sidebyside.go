@@ -51,3 +51,10 @@ func SideBySide(want, got []Row, lines int) string {
 	}
 	return b.String()
 }
+
+// SideBySideOf sets the rows of an expectation beside those of an answer
+// as Compare compares them (see comparedRows), in at most lines places.
+func SideBySideOf(want *Expected, got *Page, newest *Key, lines int) string {
+	w, g, _ := comparedRows(want, got, newest)
+	return SideBySide(w, g, lines)
+}
