@@ -77,6 +77,7 @@ type Judged struct {
 // parameters, is the one the deployment's walks showed, not Key's). When the deployment
 // grew, volatile expectations are not judged.
 func Compare(l Listing, want *Expected, got *Page, newest *Key, grew bool) Judged {
+	want = want.For(got)
 	var j Judged
 	judge := func(a Aspect, lvl Level, differs bool, format string, args ...any) {
 		lvl = max(lvl, want.Level)

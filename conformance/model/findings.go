@@ -18,15 +18,16 @@ type Failure struct {
 func (f Failure) Primary() Difference {
 	best := f.Differences[0]
 	for _, d := range f.Differences[1:] {
-		if d.Level < best.Level || d.Level == best.Level && aspectRank(d.Aspect) < aspectRank(best.Aspect) {
+		if d.Level < best.Level || d.Level == best.Level && AspectRank(d.Aspect) < AspectRank(best.Aspect) {
 			best = d
 		}
 	}
 	return best
 }
 
-// aspectRank orders the aspects as an answer is read.
-func aspectRank(a Aspect) int {
+// AspectRank orders the aspects as an answer is read: status, rows, page
+// size, flags, cursors, tie order.
+func AspectRank(a Aspect) int {
 	order := []Aspect{AspectStatus, AspectRows, AspectSize, AspectNext, AspectPrev, AspectCursors, AspectTies}
 	if i := slices.Index(order, a); i >= 0 {
 		return i
@@ -105,7 +106,7 @@ func ordered(ds []Difference) []Difference {
 		if a.Level != b.Level {
 			return int(a.Level) - int(b.Level)
 		}
-		return aspectRank(a.Aspect) - aspectRank(b.Aspect)
+		return AspectRank(a.Aspect) - AspectRank(b.Aspect)
 	})
 	return slices.CompactFunc(out, func(a, b Difference) bool { return a.Aspect == b.Aspect && a.Level == b.Level })
 }

@@ -261,7 +261,7 @@ func TestFailurePrimary(t *testing.T) {
 	if p := f.Primary(); p.Aspect != AspectSize || p.Level != Must {
 		t.Errorf("primary %v, want the firmest level, then the first aspect read", p)
 	}
-	if aspectRank("unknown") != 7 || aspectRank(AspectStatus) != 0 {
-		t.Error("aspectRank")
+	if AspectRank("unknown") != 7 || AspectRank(AspectStatus) != 0 {
+		t.Error("AspectRank")
 	}
 }

@@ -60,6 +60,22 @@ type Expected struct {
 	// key whose order the deployment's walks did not show: they are
 	// compared as a set.
 	LooseTies bool
+	// resolve, when set, gives the expectation for the rows an answer
+	// gave: where a filtered query placed its cursor among the rows that
+	// share the cursor row's primary key is the query's own order, which
+	// the answer shows (see expectPaged). The fields above are then the
+	// expectation of an answer that places none of them beside it.
+	resolve func(got []Row) *Expected
+}
+
+// For returns the expectation for an answer that gave got: e itself,
+// unless which of the rows the answer holds depends on an order only the
+// answer shows (resolve).
+func (e *Expected) For(got *Page) *Expected {
+	if e.resolve == nil || got == nil || got.Status != 200 {
+		return e
+	}
+	return e.resolve(got.Rows)
 }
 
 func (e *Expected) should(why string) {
@@ -207,18 +223,66 @@ func (m *Model) expectPaged(p params, e *Expected) *Expected {
 		return e
 	}
 	seq := m.sequence(keep, r.asc)
-	if m.tiesPerQuery && m.narrowed(p) {
-		loosenTies(seq)
-		// Where the query places its cursor among the rows that share the
-		// cursor row's primary key is its own order of ties: not known.
-		if r.hasAfter && tiedWith(seq, r.after) || r.hasBefore && tiedWith(seq, r.before) {
-			return e
-		}
+	if !m.tiesPerQuery || !m.narrowed(p) {
+		return m.page(seq, r, e, -1)
 	}
+	// A filtered query orders the rows that share their primary key its
+	// own way: which of them an answer holds at a page's edge, and where
+	// it placed its cursor among them, is read from the answer (resolve),
+	// and the rest of the page follows from that.
+	loosenTies(seq)
+	forward := r.hasFirst || !r.hasLast && !r.hasBefore
+	var cursor *Key
+	switch {
+	case forward && r.hasAfter:
+		cursor = &r.after
+	case !forward && r.hasBefore:
+		cursor = &r.before
+	}
+	base := *e
+	resolve := func(got []Row) *Expected {
+		out := base
+		arranged, at, ok := arrangeByAnswer(seq, got, forward, cursor, false)
+		if !ok {
+			return &out
+		}
+		a := m.page(arranged, r, &out, at)
+		if !a.Known || cursor == nil {
+			return a
+		}
+		// The rows of the cursor's key the answer does not hold lie behind
+		// the cursor, unless the page is full before its key ends: they may
+		// then lie beyond the page too, and a flag that depends on which
+		// is not known.
+		other := base
+		arranged, at, _ = arrangeByAnswer(seq, got, forward, cursor, true)
+		if b := m.page(arranged, r, &other, at); b.Known && slices.Equal(keys(a.Rows), keys(b.Rows)) {
+			if a.HasNext != b.HasNext {
+				a.HasNext = Unknown
+			}
+			if a.HasPrev != b.HasPrev {
+				a.HasPrev = Unknown
+			}
+		}
+		return a
+	}
+	out := resolve(nil) // an answer in the order the unfiltered walks showed
+	out.resolve = resolve
+	return out
+}
+
+// page fills e with the page of seq that r asks for. at, when not
+// negative, is the place of seq where the query's cursor lies (the rows
+// after it start there, the rows before it end there); otherwise the
+// cursor is placed by the model's own sequence.
+func (m *Model) page(seq []item, r pagedReq, e *Expected, at int) *Expected {
 	e.Asc = r.asc
 	// pos returns the first place of seq at or after k (strict: after k),
 	// in the order the deployment's walks showed.
 	pos := func(k Key, strict bool) (int, bool) {
+		if at >= 0 {
+			return at, true
+		}
 		cut, ok := m.cut(k, r.asc, strict)
 		if !ok {
 			return 0, false
@@ -226,6 +290,7 @@ func (m *Model) expectPaged(p params, e *Expected) *Expected {
 		i, _ := slices.BinarySearchFunc(seq, cut, func(it item, p int) int { return it.place - p })
 		return i, true
 	}
+	var ok bool
 	start, end := 0, len(seq)
 	switch {
 	case r.hasFirst || !r.hasLast && !r.hasBefore:
@@ -277,6 +342,91 @@ func (m *Model) expectPaged(p params, e *Expected) *Expected {
 	return e
 }
 
+// arrangeByAnswer lays out each run of seq's rows that share a primary
+// key (loose: in an order the query decides) as an answer got shows the
+// query ordered them: the run's rows the answer holds, in the answer's
+// order, on the side the page reads them from (first for a page read
+// forwards, last for one read backwards), the others beyond. The run of
+// the cursor c's key (nil: none) is laid out around the cursor's own row:
+// the rows the answer holds next to it on the page's side, the others on
+// the far side: behind the cursor, or, with beyond, past the rows the answer
+// holds. It returns the sequence, the place where the cursor lies (-1 when
+// no run holds its key: the model's own sequence places it), and false
+// when a gap splits the cursor's run.
+func arrangeByAnswer(seq []item, got []Row, forward bool, c *Key, beyond bool) ([]item, int, bool) {
+	onPage := map[Key]int{}
+	for i, g := range got {
+		if _, dup := onPage[g.Key]; !dup {
+			onPage[g.Key] = i
+		}
+	}
+	out := make([]item, 0, len(seq))
+	at := -1
+	for i := 0; i < len(seq); {
+		if seq[i].gap {
+			if c != nil && i > 0 && i+1 < len(seq) && !seq[i-1].gap && !seq[i+1].gap &&
+				seq[i-1].row.Key.Num == c.Num && seq[i+1].row.Key.Num == c.Num {
+				return nil, 0, false // the cursor's run is split by rows not held
+			}
+			out = append(out, seq[i])
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(seq) && !seq[j].gap && seq[j].row.Key.Num == seq[i].row.Key.Num {
+			j++
+		}
+		run := seq[i:j]
+		isCursors := c != nil && run[0].row.Key.Num == c.Num
+		if !isCursors && (len(run) == 1 || !run[0].loose) {
+			out = append(out, run...)
+			i = j
+			continue
+		}
+		// The answer decides the run's order: none of it is loose now.
+		var on, off, own []item
+		for _, it := range run {
+			it.loose = false
+			_, shown := onPage[it.row.Key]
+			switch {
+			case isCursors && it.row.Key == *c:
+				own = append(own, it)
+			case shown:
+				on = append(on, it)
+			default:
+				off = append(off, it)
+			}
+		}
+		slices.SortFunc(on, func(a, b item) int { return onPage[a.row.Key] - onPage[b.row.Key] })
+		switch {
+		case isCursors && forward && beyond:
+			out = append(out, own...)
+			at = len(out)
+			out = append(append(out, on...), off...)
+		case isCursors && forward:
+			out = append(out, off...)
+			out = append(out, own...)
+			at = len(out)
+			out = append(out, on...)
+		case isCursors && beyond:
+			out = append(append(out, off...), on...)
+			at = len(out)
+			out = append(out, own...)
+		case isCursors:
+			out = append(out, on...)
+			at = len(out)
+			out = append(out, own...)
+			out = append(out, off...)
+		case forward:
+			out = append(append(out, on...), off...)
+		default:
+			out = append(append(out, off...), on...)
+		}
+		i = j
+	}
+	return out, at, true
+}
+
 // narrowingParams are the parameters that make a query of a paged listing
 // another query than the unfiltered one: its filters and epoch window.
 var narrowingParams = map[Listing][]string{
@@ -301,12 +451,6 @@ func loosenTies(seq []item) {
 			a.loose, b.loose = true, true
 		}
 	}
-}
-
-// tiedWith reports whether seq holds a row other than k's that shares its
-// primary key.
-func tiedWith(seq []item, k Key) bool {
-	return slices.ContainsFunc(seq, func(it item) bool { return !it.gap && it.row.Key.Num == k.Num && it.row.Key != k })
 }
 
 // cutsLooseTies reports whether a page edge at place i of seq falls among

@@ -55,6 +55,6 @@ func SideBySide(want, got []Row, lines int) string {
 // SideBySideOf sets the rows of an expectation beside those of an answer
 // as Compare compares them (see comparedRows), in at most lines places.
 func SideBySideOf(want *Expected, got *Page, newest *Key, lines int) string {
-	w, g, _ := comparedRows(want, got, newest)
+	w, g, _ := comparedRows(want.For(got), got, newest)
 	return SideBySide(w, g, lines)
 }

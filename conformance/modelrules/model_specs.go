@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -124,6 +125,9 @@ type modelProblem struct {
 	check func(url.Values, *model.Page) (model.Difference, bool)
 	// walk is set on a problem the model's walks found.
 	walk bool
+	// side sets the rows the model expects beside those the answer gave,
+	// when they differ (model.SideBySideOf).
+	side string
 	// source says where the query came from (model.Query.Provenance).
 	source string
 }
@@ -388,8 +392,12 @@ func (st *modelState) judgeAnswer(gq model.Query, ex *client.Exchange, newest mo
 	for _, a := range j.Aspects {
 		st.at(modelKey{a.Aspect, a.Level}).cases++
 	}
+	side := ""
 	for _, d := range j.Differences {
-		st.add(modelKey{d.Aspect, d.Level}, modelProblem{q: q, d: d, ex: trimmed(ex), first: got, source: gq.Provenance()})
+		if side == "" && (d.Aspect == model.AspectRows || d.Aspect == model.AspectSize) {
+			side = model.SideBySideOf(want, got, pin, sideLines)
+		}
+		st.add(modelKey{d.Aspect, d.Level}, modelProblem{q: q, d: d, ex: trimmed(ex), first: got, source: gq.Provenance(), side: side})
 	}
 }
 
@@ -467,48 +475,126 @@ func trimmed(ex *client.Exchange) *client.Exchange {
 	return &c
 }
 
-// shrinkProblems shrinks the first problems of each rule to the smallest
-// query that still differs in the same aspect.
+// shrinkProblems shrinks the first problems of each rule (maxShrunk a
+// rule), one failing query at a time: the problems of every rule that one
+// query's answer showed are one failure, shrunk once, by its primary
+// aspect, to the smallest query and simplest values that still differ in
+// it (model.ShrinkWith with the model's simpler values); every rule whose
+// aspect the shrunk query's answer still shows then reports that query, so
+// that the rules one cause breaks name one query (a finding). A problem
+// the model's walks found is shrunk alone, by its own check.
 func (st *modelState) shrinkProblems() {
 	newest, held := st.m.Newest()
-	for _, t := range st.tally {
+	var pin *model.Key
+	if held {
+		pin = &newest
+	}
+	type failure struct {
+		q        url.Values
+		problems []*modelProblem
+	}
+	var fails []*failure
+	byQuery := map[string]*failure{}
+	for _, k := range st.sortedKeys() {
+		t := st.tally[k]
 		for i := range t.problems[:min(len(t.problems), maxShrunk)] {
 			p := &t.problems[i]
-			var last *client.Exchange
-			shrunk, d := model.Shrink(p.q, p.d, func(q url.Values) (model.Difference, bool) {
-				ex := st.fetch(q)
-				if ex.Err != nil || ex.Refused {
-					return model.Difference{}, false
-				}
-				got, err := pageOf(st.l, ex)
-				if err != nil {
-					return model.Difference{}, false
-				}
-				var pin *model.Key
-				if held {
-					pin = &newest
-				}
-				if p.check != nil {
-					d, ok := p.check(q, got)
-					if ok {
-						last = ex
-					}
-					return d, ok
-				}
-				for _, d := range model.Compare(st.l, st.m.Expect(q), got, pin, st.grew).Differences {
-					if d.Aspect == p.d.Aspect && d.Level == p.d.Level {
-						last = ex
-						return d, true
-					}
-				}
+			if p.check != nil {
+				st.shrinkWalkProblem(p)
+				continue
+			}
+			key := model.Canonical(p.q)
+			f := byQuery[key]
+			if f == nil {
+				f = &failure{q: p.q}
+				byQuery[key] = f
+				fails = append(fails, f)
+			}
+			f.problems = append(f.problems, p)
+		}
+	}
+	for _, f := range fails {
+		mf := model.Failure{Query: f.q}
+		for _, p := range f.problems {
+			mf.Differences = append(mf.Differences, p.d)
+		}
+		primary := mf.Primary()
+		var last *client.Exchange
+		var lastPage *model.Page
+		shrunk, _ := model.ShrinkWith(f.q, primary, func(q url.Values) (model.Difference, bool) {
+			ex := st.fetch(q)
+			if ex.Err != nil || ex.Refused {
 				return model.Difference{}, false
-			})
-			if model.Canonical(shrunk) != model.Canonical(p.q) && last != nil {
-				p.shrunk, p.d, p.ex = shrunk, d, trimmed(last)
+			}
+			got, err := pageOf(st.l, ex)
+			if err != nil {
+				return model.Difference{}, false
+			}
+			for _, d := range model.Compare(st.l, st.m.Expect(q), got, pin, st.grew).Differences {
+				if d.Aspect == primary.Aspect && d.Level == primary.Level {
+					last, lastPage = ex, got
+					return d, true
+				}
+			}
+			return model.Difference{}, false
+		}, st.m.Simpler)
+		if last == nil || model.Canonical(shrunk) == model.Canonical(f.q) {
+			continue
+		}
+		want := st.m.Expect(shrunk)
+		diffs := model.Compare(st.l, want, lastPage, pin, st.grew).Differences
+		side := model.SideBySideOf(want, lastPage, pin, sideLines)
+		for _, p := range f.problems {
+			for _, d := range diffs {
+				if d.Aspect == p.d.Aspect && d.Level == p.d.Level {
+					p.shrunk, p.d, p.ex, p.side = shrunk, d, trimmed(last), side
+					break
+				}
 			}
 		}
 	}
 }
+
+// shrinkWalkProblem shrinks a problem the model's walks found, judged by
+// its own check.
+func (st *modelState) shrinkWalkProblem(p *modelProblem) {
+	var last *client.Exchange
+	shrunk, d := model.Shrink(p.q, p.d, func(q url.Values) (model.Difference, bool) {
+		ex := st.fetch(q)
+		if ex.Err != nil || ex.Refused {
+			return model.Difference{}, false
+		}
+		got, err := pageOf(st.l, ex)
+		if err != nil {
+			return model.Difference{}, false
+		}
+		d, ok := p.check(q, got)
+		if ok {
+			last = ex
+		}
+		return d, ok
+	})
+	if model.Canonical(shrunk) != model.Canonical(p.q) && last != nil {
+		p.shrunk, p.d, p.ex = shrunk, d, trimmed(last)
+	}
+}
+
+// sortedKeys returns the keys of the rules that found problems, in the
+// order an answer is read (model.Failure's), MUST before SHOULD: so that
+// which problems are shrunk does not depend on a map's order.
+func (st *modelState) sortedKeys() []modelKey {
+	keys := slices.Collect(maps.Keys(st.tally))
+	slices.SortFunc(keys, func(a, b modelKey) int {
+		if a.lvl != b.lvl {
+			return int(a.lvl) - int(b.lvl)
+		}
+		return model.AspectRank(a.a) - model.AspectRank(b.a)
+	})
+	return keys
+}
+
+// sideLines is how many places a side-by-side page shows.
+const sideLines = 12
 
 // judge reports one rule: the answers it judged and those that differed.
 func (st *modelState) judge(k modelKey) {
@@ -545,10 +631,19 @@ func (st *modelState) judge(k modelKey) {
 		if p.repeat != notRepeated {
 			again = " (" + p.repeat.String() + ")"
 		}
-		v.Add(p.ex, "query %s%s: %s%s", model.Describe(q), from, p.d.Detail, again)
+		clause := citeClauses(model.Clauses(st.l, k.a, q))
+		msg := fmt.Sprintf("query %s%s: %s%s", model.Describe(q), from, p.d.Detail, again)
+		if clause != "" {
+			msg += "\n  breaks " + clause
+		}
+		if p.side != "" {
+			msg += "\n" + indent(strings.TrimRight(p.side, "\n"), "  ")
+		}
+		v.Add(p.ex, "%s", msg)
 		failures = append(failures, report.ModelFailure{Rule: id, Aspect: string(k.a), Level: k.lvl.String(),
 			Query: model.Describe(p.q), Shrunk: describeOrEmpty(p.shrunk), Encoded: p.q.Encode(), ShrunkEncoded: encodeOrEmpty(p.shrunk),
-			Source: p.source, Curl: p.ex.Curl(), Detail: p.d.Detail, Repeated: p.repeat.String()})
+			Source: p.source, Curl: p.ex.Curl(), Detail: p.d.Detail, Repeated: p.repeat.String(),
+			Clause: clause, SideBySide: p.side})
 		found(st.l, id, st.cfg.Seed, q)
 	}
 	if t.more > 0 {
@@ -561,6 +656,21 @@ func (st *modelState) judge(k modelKey) {
 	entry.Failures = failures
 	AddReportEntry(entryModel, entry, ReportEntryVisibilityNever)
 	v.Check()
+}
+
+// citeClauses names the spec's clauses an answer breaks, as a rule's
+// citation does: §section: "quote", joined by "; ".
+func citeClauses(cs []model.Clause) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("§%s: %q", c.Section, c.Quote)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// indent puts prefix before each line of text.
+func indent(text, prefix string) string {
+	return prefix + strings.ReplaceAll(text, "\n", "\n"+prefix)
 }
 
 func encodeOrEmpty(q url.Values) string {

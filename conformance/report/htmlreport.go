@@ -77,6 +77,9 @@ type htmlModel struct {
 	Params  []string
 	Sources string
 	Classes []htmlClasses
+	// Findings are the listing's failures grouped by the query they
+	// report (ModelFindings).
+	Findings []ModelFinding
 }
 
 // htmlClasses are the value classes drawn for one parameter.
@@ -125,7 +128,7 @@ const maxCellLinks = 4
 func htmlModels(reports []ModelReport) []htmlModel {
 	out := make([]htmlModel, 0, len(reports))
 	for _, r := range reports {
-		m := htmlModel{ModelReport: r}
+		m := htmlModel{ModelReport: r, Findings: ModelFindings(r.Failures)}
 		names := make([]string, 0, len(r.Params))
 		for p := range r.Params {
 			names = append(names, p)
@@ -568,7 +571,17 @@ details > summary { cursor: pointer; margin: 8px 0; }
 </table>
 </details>
 {{- end}}{{end}}
-{{- range .Model}}{{if .Failures}}
+{{- range .Model}}{{if .Findings}}
+<h3>{{.Listing}}: findings ({{len .Findings}}: the rules one query's answer breaks are one finding)</h3>
+<table>
+<thead><tr><th>level</th><th>query, and how to ask it</th><th>rules broken (aspect)</th><th>the spec's clause, what differed</th><th>shown by</th></tr></thead>
+<tbody>
+{{- range .Findings}}
+<tr><td>{{.Level}}</td><td><code>{{.Query}}</code><br><code>{{.Curl}}</code></td><td>{{range $i, $r := .Rules}}{{if $i}}<br>{{end}}<span class="id">{{$r.Rule}}</span> {{$r.Aspect}}{{end}}</td><td>{{with .Clause}}{{.}}<br>{{end}}{{(index .Rules 0).Detail}}{{with .SideBySide}}<pre>{{.}}</pre>{{end}}</td><td>{{len .Found}} generated {{if eq (len .Found) 1}}query{{else}}queries{{end}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- end}}{{if .Failures}}
 <h3>{{.Listing}}: answers that differed from the model</h3>
 <table>
 <thead><tr><th>rule</th><th>level</th><th>query (shrunk)</th><th>first query, and where it came from</th><th>what differed</th></tr></thead>

@@ -226,6 +226,7 @@ func WriteSummary(w io.Writer, s *Summary) {
 	}
 	c := s.Counts()
 	writeModelLines(&b, s)
+	writeFindings(&b, s)
 	fmt.Fprintf(&b, "Rules: %d passed, %d failed, %d skipped, %d waived, %d not selected; %d cases judged in %s\n", c.Passed, c.Failed, c.Skipped, c.Waived, c.NotRun, s.cases(), s.Duration.Round(time.Millisecond))
 	verdict := "PASSED"
 	switch {
@@ -345,4 +346,9 @@ type ModelFailure struct {
 	// was reported: "asked twice: the same answer" (deterministic) or
 	// "asked twice: answered differently" (flaky); "" when it was not.
 	Repeated string `json:"repeated,omitempty"`
+	// Clause is the spec's text the difference breaks, most specific first
+	// (a flag's, a filter's): §section: "quote"; SideBySide sets the rows
+	// expected beside those the answer gave, when they differ.
+	Clause     string `json:"clause,omitempty"`
+	SideBySide string `json:"sideBySide,omitempty"`
 }

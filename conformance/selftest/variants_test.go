@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-
 	"github.com/chaindata/harness/mockserver"
 	"github.com/chaindata/harness/schemas"
 )
