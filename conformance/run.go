@@ -457,15 +457,17 @@ func previewRules() ([]rule.Rule, error) {
 	// Ginkgo shuffles top-level containers; the catalogue lists the
 	// listings in a fixed order, each listing's rules as they are defined.
 	order := rule.Scopes()
-	// A listing's model and growth rules live in a container of their own,
-	// which may come before or after its other container: they are listed
-	// last.
+	// A listing's model, growth and relation rules live in containers of
+	// their own, which may come before or after its other container: they
+	// are listed last, in that order.
 	late := func(r rule.Rule) int {
 		switch r.Area {
 		case "model":
 			return 1
 		case "growth":
 			return 2
+		case "relations":
+			return 3
 		}
 		return 0
 	}
