@@ -105,13 +105,13 @@ func judgeQuery(rc ServedRow, x *rowFacts, f *found) {
 		}
 	case Transactions:
 		p := readParams(Transactions, q)
-		if types, ok := p.v["cmdTypes"]; ok && x.hasType {
+		if types, ok := p.v["cmdTypes"]; ok && x.hasType && !slices.Contains(types, "") {
 			f.check(RelTxCmdFilter, slices.Contains(types, x.txType), "type is %q, not one of cmdTypes %q", x.txType, types)
 		}
-		if types, ok := p.v["excludeCmdTypes"]; ok && x.hasType {
+		if types, ok := p.v["excludeCmdTypes"]; ok && x.hasType && !slices.Contains(types, "") {
 			f.check(RelTxCmdFilter, !slices.Contains(types, x.txType), "type is %q, which excludeCmdTypes %q excludes", x.txType, types)
 		}
-		if parties, ok := p.v["parties"]; ok && x.submitter != "" {
+		if parties, ok := p.v["parties"]; ok && x.submitter != "" && !slices.Contains(parties, "") {
 			match := slices.Contains(parties, x.submitter)
 			for _, r := range x.receivers {
 				match = match || slices.Contains(parties, r)
@@ -122,12 +122,12 @@ func judgeQuery(rc ServedRow, x *rowFacts, f *found) {
 }
 
 // plainParam returns a parameter the query gives once, in the spelling of
-// docs/behaviour.md; false when it is absent, given twice or also spelt
-// another way (the answer is then not judged at MUST).
+// docs/behaviour.md; false when it is absent, empty, given twice or also
+// spelt another way (the answer is then not judged at MUST).
 func plainParam(q map[string][]string, name, other string) (string, bool) {
 	v := q[name]
-	if len(v) != 1 || len(q[other]) > 0 {
-		return "", false
+	if len(v) != 1 || len(q[other]) > 0 || v[0] == "" {
+		return "", false // an empty value is docs/behaviour.md's to read
 	}
 	return v[0], true
 }
@@ -153,10 +153,10 @@ func judgeGamesQuery(rc ServedRow, x *rowFacts, f *found) {
 	case ScopeTeams:
 		f.check(RelGamesScope, x.team, "the game has no team entries, but the query asks for %s", scope)
 	}
-	if team, ok := p.get("teamId"); ok && scope != ScopeIndividuals {
+	if team, ok := p.get("teamId"); ok && team != "" && scope != ScopeIndividuals {
 		f.check(RelGamesTeam, slices.Contains(x.teams, team), "no team entry of the game is team %s, which the query asks for", team)
 	}
-	if party, ok := p.get("partyId"); ok {
+	if party, ok := p.get("partyId"); ok && party != "" {
 		f.check(RelGamesParty, slices.Contains(x.players, party) || (x.team && slices.Contains(x.members, party)),
 			"the game names party %s neither as an individual entry nor as a team member participating", party)
 	}

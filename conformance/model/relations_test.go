@@ -161,6 +161,15 @@ var txRecordCases = []relCase{
 	{"parties", RelTxPartiesFilter, Transactions, "parties=p", nil, []string{
 		`{"block":"1","submitter":"p"}`, `{"block":"1","submitter":"q"}`,
 		`{"block":"1","submitter":"q","command":` + transfer(`{"destinationType":"ACCOUNT_TYPE_GENERAL","destination":"p"}`) + `}`}, 3, []int{1}},
+	// An empty value is docs/behaviour.md's to read (as absent): no
+	// relation judges it.
+	{"empty cmdTypes not judged", RelTxCmdFilter, Transactions, "cmdTypes=", nil, []string{`{"block":"1","type":"Submit Order"}`}, 0, nil},
+	{"empty excludeCmdTypes not judged", RelTxCmdFilter, Transactions, "excludeCmdTypes=&excludeCmdTypes=Cancel+Order", nil, []string{`{"block":"1","type":"Cancel Order"}`}, 0, nil},
+	{"empty parties not judged", RelTxPartiesFilter, Transactions, "parties=", nil, []string{`{"block":"1","submitter":"q"}`}, 0, nil},
+	{"empty nodeId not judged", RelRotationsNode, Rotations, "nodeId=", nil, []string{rotation(`"20"`, "n", "0xa", "0xb")}, 0, nil},
+	{"empty gameId not judged", RelGamesID, Games, "gameId=", nil, []string{gameRec(`"5"`, "a", "")}, 0, nil},
+	{"empty teamId not judged", RelGamesTeam, Games, "teamId=", nil, []string{gameRec(`"5"`, "a", `"team":{"team":[{"team":{"teamId":"t2"}}]}`)}, 0, nil},
+	{"empty partyId not judged", RelGamesParty, Games, "partyId=", nil, []string{gameRec(`"5"`, "a", `"individual":{"individual":[{"individual":"q"}]}`)}, 0, nil},
 }
 
 // txCommandCases judge the command's input rules, on accepted transactions.
