@@ -109,6 +109,11 @@ func writeFindings(b *strings.Builder, s *Summary) {
 			}
 			fmt.Fprintf(b, "  %d. %s query %s: %s", i+1, f.Level(), f.Query, strings.Join(ids, ", "))
 			if c := f.Clause(); c != "" {
+				// The most specific clause; the reports give them all.
+				c, _, _ = strings.Cut(c, `"; §`)
+				if !strings.HasSuffix(c, `"`) {
+					c += `"`
+				}
 				fmt.Fprintf(b, "; breaks %s", c)
 			}
 			if n := len(f.Found); n > 1 {

@@ -48,7 +48,7 @@ func TestWriteFindings(t *testing.T) {
 	for i := range maxFindingLines + 2 {
 		failures = append(failures, ModelFailure{Rule: "SNAP-MOD-003", Level: "MUST", Aspect: "rows", Query: strings.Repeat("q", i+1)})
 	}
-	failures[0].Clause = `§4: "GET"`
+	failures[0].Clause = `§4: "GET"; §2.1: "hasNextPage"`
 	failures = append(failures, ModelFailure{Rule: "SNAP-MOD-005", Level: "MUST", Aspect: "page-size", Query: "x", Shrunk: "q"})
 	var b strings.Builder
 	writeFindings(&b, &Summary{Model: []ModelReport{{Listing: "games"}, {Listing: "snapshots", Failures: failures}}})
