@@ -250,7 +250,7 @@ func variants() []variant {
 			strictFailures: []string{"TX-PAG-011", "TX-PAG-012",
 				"GAMES-MOD-002", "GAMES-MOD-004", "GAMES-MOD-006", "GAMES-MOD-009", "GAMES-MOD-011",
 				"SNAP-MOD-002", "SNAP-MOD-004", "SNAP-MOD-006", "SNAP-MOD-008", "SNAP-MOD-010",
-				"ROT-MOD-002", "ROT-MOD-004", "ROT-MOD-006", "ROT-MOD-009", "ROT-MOD-011",
+				"ROT-MOD-002", "ROT-MOD-004", "ROT-MOD-006", "ROT-MOD-009",
 				"PARAM-MOD-002", "PARAM-MOD-004", "PARAM-MOD-006", "PARAM-MOD-008", "PARAM-MOD-010",
 				"TX-MOD-002", "TX-MOD-004", "TX-MOD-006"},
 		},
@@ -276,7 +276,9 @@ func variants() []variant {
 			// (ROT-MOD-007) passes: it judges the answers against the
 			// order of the deployment's own unfiltered walks, which this
 			// one keeps everywhere.
-			strictFailures: []string{"ROT-PAG-004", "ROT-MOD-007"},
+			// ROT-MOD-004: a cursor of a row not held, placed among the
+			// rows of its height by docs/behaviour.md's order alone.
+			strictFailures: []string{"ROT-PAG-004", "ROT-MOD-004", "ROT-MOD-007"},
 		},
 		{
 			name:   "game-ties-in-another-order-unfiltered",
@@ -285,7 +287,10 @@ func variants() []variant {
 			wrap:   tiesReversed(gamesPath, gameTieKey, true),
 			// docs/behaviour.md's tie order, judged by the hand-written
 			// rule and the model's SHOULD rules.
-			strictFailures: []string{"GAMES-PAG-004", "GAMES-MOD-007"},
+			// GAMES-MOD-004: a query with a parameter docs/behaviour.md
+			// ignores (an unknown name) is the unfiltered one there, and
+			// this variant orders it as a filtered one.
+			strictFailures: []string{"GAMES-PAG-004", "GAMES-MOD-004", "GAMES-MOD-007"},
 		},
 		{
 			name:           "number-where-a-string-belongs",
@@ -406,6 +411,11 @@ func TestSpecConformingVariantsPass(t *testing.T) {
 			sort.Strings(want)
 			if strings.Join(got, ",") != strings.Join(want, ",") {
 				t.Errorf("%s: the full run fails %v, want exactly the SHOULD rules %v", vr.what, got, want)
+				for _, s := range full.failed() {
+					if id := ruleIDOf(s); !slices.Contains(want, id) {
+						t.Logf("%s failed:\n%s", fullText(s), clip(s.Failure.Message, 3000))
+					}
+				}
 			}
 			if full.exitCode != 1 {
 				t.Errorf("%s: the full run exits %d, want 1 (SHOULD rules failed)", vr.what, full.exitCode)
