@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"slices"
@@ -511,6 +512,41 @@ func TestPlanBudget(t *testing.T) {
 			if q.Source != SourceExample || Canonical(q.Values) != Canonical(examples[i]) {
 				t.Errorf("n %d: query %d is %s, want example %d", tc.n, i, q.Provenance(), i)
 			}
+		}
+	}
+}
+
+// TestDeepPagesWithEverySeed: over a listing larger than the model holds,
+// every seed's plan asks a page forwards and one backwards inside each
+// window held deep inside it, from the window's middle row, each answer
+// known.
+func TestDeepPagesWithEverySeed(t *testing.T) {
+	truth := New(Snapshots, Limits{DefaultPage: 100, MaxPage: 300, TxDefault: 50}, snapRows(2000), nil, true)
+	m, err := Build(context.Background(), oracleServer(truth, new(int)), Snapshots, Options{PageSize: 10, MaxRows: 200, Limits: truth.Limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	windows := m.Windows()
+	if len(windows) == 0 {
+		t.Fatal("the model holds no window deep inside the listing")
+	}
+	for _, seed := range []int64{1, 8} {
+		var deep []string
+		for _, q := range NewPlan(m, seed, 300, nil).First() {
+			if q.Fixed == "a page deep inside the listing" {
+				if e := m.Expect(q.Values); !e.Known || len(e.Rows) == 0 {
+					t.Errorf("seed %d: %s is not known", seed, Describe(q.Values))
+				}
+				deep = append(deep, Canonical(q.Values))
+			}
+		}
+		var want []string
+		for _, w := range windows {
+			c, n := w[len(w)/2].Cursor, strconv.Itoa(min(len(w)/2-1, m.mustCount))
+			want = append(want, Canonical(url.Values{pAfter: {c}, pFirst: {n}}), Canonical(url.Values{pBefore: {c}, pLast: {n}}))
+		}
+		if strings.Join(deep, "\n") != strings.Join(want, "\n") {
+			t.Errorf("seed %d: the deep pages are\n%s\nwant\n%s", seed, strings.Join(deep, "\n"), strings.Join(want, "\n"))
 		}
 	}
 }

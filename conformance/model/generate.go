@@ -170,7 +170,39 @@ func NewPlan(m *Model, seed int64, n int, examples []url.Values) *Plan {
 			}
 		}
 	}
+	// Pages deep inside a listing larger than the model holds, with every
+	// seed: in each window held there, one forwards and one backwards.
+	for _, dq := range g.deepPages() {
+		p.take(dq, &room)
+	}
 	return p
+}
+
+// deepPages are the queries of pages inside each window the model holds
+// deep inside its listing: from the window's middle row, forwards and
+// backwards, as many rows as stay inside the window (at most the largest
+// count the spec decides), so that an answer there is judged whatever
+// the seed.
+func (g *gen) deepPages() []Query {
+	first, after, last, before := pFirst, pAfter, pLast, pBefore
+	if g.m.Listing == Transactions {
+		first, after, last, before = "first", "after", "last", "before"
+	}
+	var out []Query
+	for _, w := range g.m.windows {
+		c := w[len(w)/2]
+		if len(w) < 3 || c.Cursor == "" {
+			continue
+		}
+		n := []string{strconv.Itoa(min(len(w)/2-1, g.m.mustCount))}
+		for _, page := range []struct{ cursor, count string }{{after, first}, {before, last}} {
+			q := url.Values{page.cursor: {c.Cursor}, page.count: n}
+			if g.m.Expect(q).Known {
+				out = append(out, Query{Values: q, Source: SourceCore, Params: []string{page.cursor}, Fixed: "a page deep inside the listing"})
+			}
+		}
+	}
+	return out
 }
 
 // windowClass reports whether a class is one of the epoch windows, drawn
