@@ -334,10 +334,13 @@ verdicts-full:
 ## failure names one whose answer the defect changes; make test runs each
 ## once, with one seed
 SEEDS ?= 10
+# verbose runs the go test command that follows with -v, leaves out its
+# "=== RUN" lines, and keeps its exit status (dash has no pipefail).
+verbose = out=$$(mktemp); trap 'rm -f $$out' EXIT; run() { "$$@" > $$out 2>&1; rc=$$?; grep -v '^=== ' $$out; return $$rc; }; run
 selftest-seeds:
 	@$(MACHINE)
-	HARNESS_SELFTEST_SEEDS=$(SEEDS) $(GO) test -count=1 -v -run '^TestCoverDefectsEverySeed$$' -timeout 30m ./conformance/selftest | grep -v '^=== '
-	SELFTEST_SEEDS=1-$(SEEDS) $(GO) test -count=1 -v -run '^TestBuildDefectsAcrossSeeds$$' -timeout 30m ./conformance/selftest | grep -v '^=== '
+	@$(verbose) env HARNESS_SELFTEST_SEEDS=$(SEEDS) $(GO) test $(TESTFLAGS) -count=1 -v -run '^TestCoverDefectsEverySeed$$' -timeout 30m ./conformance/selftest
+	@$(verbose) env SELFTEST_SEEDS=1-$(SEEDS) $(GO) test $(TESTFLAGS) -count=1 -v -run '^TestBuildDefectsAcrossSeeds$$' -timeout 30m ./conformance/selftest
 	SELFTEST_SEEDS=$(SEEDS) $(GO) test $(TESTFLAGS) -count=1 -run '^TestRelationDefectsEverySeed$$' -timeout 30m ./conformance/selftest
 	@$(MACHINE)
 
