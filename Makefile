@@ -408,8 +408,6 @@ bench-conform-memory: build
 	url=http://$(LOAD_ADDR); what="the whole suite against harness serve --scale 100"; $(conform_peak)
 	@$(MACHINE)
 
-## fuzz: each mock server fuzz target (and the fault grammar's, the request
-## log's formats against slog's, and the fixture reader's) for FUZZTIME
 ## conform-seeds: not in CI, several minutes: the whole suite against the
 ## clean mock with seeds 1..SEEDS, static and growing (--block-interval 20ms),
 ## once at --scale CONFORM_SCALE, and with seeds 1..3 against two replicas
@@ -420,7 +418,8 @@ CONFORM_SCALE ?= 100
 conform-seeds: build
 	tools/conform-seeds.sh $(BIN) $(SEEDS) $(CONFORM_SCALE)
 
-## fuzz: each mock server fuzz target (and the fault grammar's, and the fixture reader's) for FUZZTIME
+## fuzz: each mock server fuzz target (and the fault grammar's, the request
+## log's formats against slog's, and the fixture reader's) for FUZZTIME
 ## (default 30s)
 FUZZTIME ?= 30s
 fuzz:
