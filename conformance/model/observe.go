@@ -56,12 +56,12 @@ type ObserverOptions struct {
 	Relations AnswerCheck
 	// KeepBytes bounds the bytes of records the observer keeps to show
 	// what differs when a row comes back with other content; past it, it
-	// keeps digests only. Zero means 64 MiB.
+	// keeps digests only. Zero means 16 MiB.
 	KeepBytes int
 }
 
 // defaultKeepBytes is ObserverOptions.KeepBytes's default.
-const defaultKeepBytes = 64 << 20
+const defaultKeepBytes = 16 << 20
 
 // NewObserver returns an observer that has seen nothing.
 func NewObserver(opt ObserverOptions) *Observer {

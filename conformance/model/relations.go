@@ -234,7 +234,7 @@ const (
 	// keeps read of them; past either, it forgets them all and starts
 	// again (a record may then be judged, and reported, again).
 	maxRemembered = 200_000
-	maxFactsBytes = 32 << 20
+	maxFactsBytes = 16 << 20
 )
 
 // Relations judges rows against the relation catalogue and tallies, per

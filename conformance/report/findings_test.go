@@ -66,6 +66,11 @@ func TestWriteFindings(t *testing.T) {
 	if strings.Contains(out, "games") || strings.Contains(out, "11. ") {
 		t.Errorf("a listing without failures, or more than %d findings, listed:\n%s", maxFindingLines, out)
 	}
+	b.Reset()
+	writeFindings(&b, &Summary{Model: []ModelReport{{Listing: "snapshots", Failures: failures[:maxFindingLines]}}})
+	if out := b.String(); strings.Contains(out, "more findings") || !strings.Contains(out, "10. ") {
+		t.Errorf("exactly %d findings: all listed, none said to be left out:\n%s", maxFindingLines, out)
+	}
 }
 
 // TestHTMLReportShowsFindings: the HTML report has a table of each
