@@ -3,6 +3,7 @@ package journal
 import (
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -35,6 +36,21 @@ import (
 //
 // A page counts once answered whole: a 200 that no fault cut, garbled or
 // dropped. Only such pages issue cursors.
+//
+// Clients are told apart so that several walking the same listing at once
+// each get their own walk: a request that carries an X-Harness-Client
+// header (ClientHeader) only joins walks of requests with the same value;
+// without it, where the rules above leave a choice, a walk whose newest page
+// went to the same connection (remote address) comes first, then one whose
+// newest page went to the same User-Agent from the same host. A retry must
+// come from the same client: the same X-Harness-Client, else the same
+// User-Agent and host.
+
+// ClientHeader is the request header a client may send to name itself
+// ("orders-sync-1"), so that its walks are told apart from other clients'
+// for sure: without it, clients are told apart by connection and
+// User-Agent, which clients sharing both cannot be.
+const ClientHeader = "X-Harness-Client"
 
 // Walk is one client's walk through a listing, as GET /harness/walks
 // answers it.
@@ -209,6 +225,9 @@ func readInfo(rec *Record) reqInfo {
 		}
 	}
 	in.filters = rec.Listing + "?" + filters.Encode()
+	if rec.Client != "" {
+		in.filters += "\x00" + rec.Client
+	}
 	after, before := "pagination.after", "pagination.before"
 	if rec.Listing == records.ListingTransactions {
 		after, before = "after", "before"
@@ -255,7 +274,7 @@ func (wk *walker) place(rec *Record, in reqInfo) (*walkState, uint64) {
 	if len(in.cursors) == 0 {
 		if w := wk.lastExact[in.exact]; w != nil {
 			last := w.recs[len(w.recs)-1]
-			if !last.Whole && w.infos[len(w.infos)-1].exact == in.exact {
+			if !last.Whole && w.infos[len(w.infos)-1].exact == in.exact && sameClient(last, rec) {
 				return w, 0 // a retry
 			}
 		}
@@ -310,7 +329,7 @@ func (wk *walker) headIssuer(rec *Record, in reqInfo) *walkState {
 			}
 		}
 	}
-	return latestActive(found, rec.Remote)
+	return latestActive(found, rec)
 }
 
 // headHolding returns the walk of the same listing and filters whose newest
@@ -324,15 +343,19 @@ func (wk *walker) headHolding(rec *Record, in reqInfo) *walkState {
 			found = append(found, w)
 		}
 	}
-	return latestActive(found, rec.Remote)
+	return latestActive(found, rec)
 }
 
-// latestActive returns, of walks, the one whose newest page came from
-// remote, else any, that asked something last: when walks of one query
-// share a cursor, the one just answered is likely the one that goes on.
-func latestActive(walks []*walkState, remote string) *walkState {
+// latestActive returns, of walks, the one whose newest page went to rec's
+// connection, else to its User-Agent and host, else any, that asked
+// something last: when walks of one query share a cursor, the one just
+// answered is likely the one that goes on.
+func latestActive(walks []*walkState, rec *Record) *walkState {
 	better := func(w, than *walkState) bool {
-		if mine, theirs := w.head.Remote == remote, than.head.Remote == remote; mine != theirs {
+		if mine, theirs := w.head.Remote == rec.Remote, than.head.Remote == rec.Remote; mine != theirs {
+			return mine
+		}
+		if mine, theirs := sameClient(w.head, rec), sameClient(than.head, rec); mine != theirs {
 			return mine
 		}
 		return w.lastID() > than.lastID()
@@ -344,6 +367,24 @@ func latestActive(walks []*walkState, remote string) *walkState {
 		}
 	}
 	return best
+}
+
+// sameClient reports whether two requests came from the same client, as far
+// as can be told: the same X-Harness-Client, or without one, the same
+// User-Agent from the same host.
+func sameClient(a, b *Record) bool {
+	if a.Client != "" || b.Client != "" {
+		return a.Client == b.Client
+	}
+	return a.UserAgent == b.UserAgent && remoteHost(a.Remote) == remoteHost(b.Remote)
+}
+
+// remoteHost is the host of a remote address, without its port.
+func remoteHost(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
 }
 
 // lastID is the ID of the walk's latest request.
