@@ -206,9 +206,9 @@ type walkState struct {
 	// windowEnd that a page of it had no rows beyond it.
 	window               EpochSpan
 	hasWindow, windowEnd bool
-	first   *Record // its first such page
-	firstAt reqInfo
-	asked   map[string]uint64 // pages asked, by listing and query, to the first request
+	first                *Record // its first such page
+	firstAt              reqInfo
+	asked                map[string]uint64 // pages asked, by listing and query, to the first request
 }
 
 // reqInfo is what the walks read in a request's query.
