@@ -278,9 +278,7 @@ func faultNames(f string) []string {
 	if f == "" {
 		return nil
 	}
-	if i := strings.Index(f, " ("); i >= 0 {
-		f = f[:i]
-	}
+	f, _, _ = strings.Cut(f, " (") // what asked for it
 	var out []string
 	for _, item := range strings.Split(f, "; ") {
 		name, _, _ := strings.Cut(item, "=")

@@ -293,6 +293,9 @@ func TestCoverageText(t *testing.T) {
 		t.Fatalf("%s: %d %v", r, r.status, r.header)
 	}
 	text := string(r.body)
+	if r, _ := s.fetch(http.MethodGet, "/harness/coverage", "format=text", nil); strings.Contains(string(r.body), "FAIL") {
+		t.Errorf("nothing required, yet:\n%s", r.body)
+	}
 	for _, want := range []string{
 		"coverage of 3 API requests since the journal was last emptied\n",
 		"listing: 1 of 5 served\n  served: networkparameters ×2\n  never:  games, snapshots, keyrotations, transactions\n",
@@ -343,10 +346,18 @@ func TestCoverageEdgeWorld(t *testing.T) {
 		t.Fatalf("pass %v, missing %v, notes %v after %s", c.Pass, c.Missing, c.Notes, q.Query)
 	}
 	got := c.served()
+	want := map[string]bool{}
 	for _, e := range w.Edges.Row(q.Listing, q.Cursor) {
 		item, kind := edgeItem(e.Key)
+		want[kind+":"+item] = true
 		if got[kind+":"+item] != 1 {
 			t.Errorf("%s:%s of row %s not served once: %v", kind, item, q.Label, got)
+		}
+	}
+	for item := range got { // the page held that row alone: nothing else is served
+		kind, _, _ := strings.Cut(item, ":")
+		if (kind == "enum" || kind == "branch" || kind == "edge") && !want[item] {
+			t.Errorf("%s served, which row %s does not hold", item, q.Label)
 		}
 	}
 	c = coverageRead(t, s, "require=edge:*")
@@ -356,6 +367,32 @@ func TestCoverageEdgeWorld(t *testing.T) {
 	for _, k := range c.Kinds {
 		if (k.Kind == "enum" || k.Kind == "branch" || k.Kind == "edge") && len(k.Never) == 0 {
 			t.Errorf("%s: nothing never served, after one row", k.Kind)
+		}
+	}
+}
+
+// TestListSome checks a list of names is given whole up to twelve, and
+// past that its first twelve and how many more.
+func TestListSome(t *testing.T) {
+	names := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = strconv.Itoa(i)
+		}
+		return out
+	}
+	tests := []struct {
+		n    int
+		want string
+	}{
+		{1, "0"},
+		{12, "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11"},
+		{13, "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 1 more"},
+		{20, "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 8 more"},
+	}
+	for _, tc := range tests {
+		if got := listSome(names(tc.n)); got != tc.want {
+			t.Errorf("%d names: %q, want %q", tc.n, got, tc.want)
 		}
 	}
 }

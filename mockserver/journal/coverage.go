@@ -120,12 +120,11 @@ func followsOn(next, page *Record) bool {
 	return c != "" && (c == page.EndCursor || c == page.StartCursor)
 }
 
-// backward reports whether a request pages against its listing's order.
+// backward reports whether a request pages against its listing's order (a
+// transactions window, before and after, goes towards the older rows, as
+// the listing does).
 func backward(listing string, q url.Values) bool {
 	if listing == records.ListingTransactions {
-		if q.Get("before") != "" && q.Get("after") != "" {
-			return false // a window has no direction
-		}
 		return !towardLow(listing, q)
 	}
 	return !pagedForward(q)

@@ -800,7 +800,7 @@ func alsoIDs(n int, id func(int) uint64) string {
 	if n < 2 {
 		return ""
 	}
-	words := make([]string, 0, min(n-1, maxAlso))
+	var words []string
 	for i := 1; i < n && len(words) < maxAlso; i++ {
 		words = append(words, strconv.FormatUint(id(i), 10))
 	}
