@@ -28,6 +28,7 @@ import (
 //	DELETE /harness/requests
 //	GET  /harness/walks              (?listing=: journalapi.go)
 //	GET  /harness/verify             (the journal judged: verify.go)
+//	GET  /harness/coverage           (what the client was served: coverage.go)
 //
 // Every answer is the status, as JSON; bad input is a 400 with the API's
 // error body. Writes from other web origins are refused, and a token may be
@@ -163,6 +164,7 @@ func (s *Server) withControl(api http.Handler) http.Handler {
 		{http.MethodDelete, "/harness/requests", s.handleClearRequests},
 		{http.MethodGet, "/harness/walks", s.handleWalks},
 		{http.MethodGet, "/harness/verify", s.handleVerify},
+		{http.MethodGet, "/harness/coverage", s.handleCoverage},
 	}
 	allowed := map[string][]string{}
 	for _, rt := range routes {

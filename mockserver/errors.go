@@ -33,6 +33,15 @@ type apiError struct {
 	code    int32
 	message string
 	details []errorDetail
+	// refusal names the kind of a 400 refusal of an API request, for the
+	// journal and coverage (Refusal... constants); "" for other errors.
+	refusal string
+}
+
+// as names the kind of refusal e is, and returns it.
+func (e *apiError) as(refusal string) *apiError {
+	e.refusal = refusal
+	return e
 }
 
 type errorDetail struct {
@@ -77,6 +86,7 @@ func parseError(field, value string, err error) *apiError {
 	return &apiError{
 		status: http.StatusBadRequest, code: codeInvalidArgument,
 		message: fmt.Sprintf("parsing field %q: %s: %v", field, quote.Value(value), err),
+		refusal: RefusalUnparsable,
 	}
 }
 
@@ -100,7 +110,7 @@ func controlMethodNotAllowed(method, allow string) *apiError {
 // authority): 400 with the error body, where http.ServeMux would answer an
 // empty 400.
 func badRequestTarget(target string) *apiError {
-	return invalidArgument("invalid request target", "the request target must be a path starting with /, got "+quote.Value(target))
+	return invalidArgument("invalid request target", "the request target must be a path starting with /, got "+quote.Value(target)).as(RefusalRequestTarget)
 }
 
 func internalError(inner string) *apiError {
@@ -130,6 +140,9 @@ func writeError(w http.ResponseWriter, e *apiError) {
 		Message string        `json:"message"`
 		Details []errorDetail `json:"details"`
 	}{e.code, e.message, details})
+	if e.refusal != "" {
+		noteOf(w).refused(e.refusal)
+	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", fmt.Sprint(len(body)+1))

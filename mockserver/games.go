@@ -55,7 +55,7 @@ func (s *Server) epochWindow(st store.Reader, q query) (from, to uint64, e *apiE
 	}
 	if from > to {
 		if s.cfg.Strict {
-			return 0, 0, invalidArgument("invalid epoch range", "epochFrom "+strconv.FormatUint(from, 10)+" is above epochTo "+strconv.FormatUint(to, 10))
+			return 0, 0, invalidArgument("invalid epoch range", "epochFrom "+strconv.FormatUint(from, 10)+" is above epochTo "+strconv.FormatUint(to, 10)).as(RefusalEpochRange)
 		}
 		from = minus(to, span)
 	}

@@ -53,6 +53,7 @@ func BenchmarkJournalCost(b *testing.B) {
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, tc.target, nil)
+			req.Header.Set("User-Agent", "bench-client/1.0") // kept by the journal, as a client's is
 			w := &discard{h: http.Header{}}
 			round := func(h http.Handler) time.Duration {
 				start := time.Now()
@@ -144,5 +145,39 @@ func BenchmarkJournalCostHTTP(b *testing.B) {
 			b.ReportMetric(n/tWithout.Seconds(), "req/s-without")
 			b.ReportMetric(tWithout.Seconds()/tWith.Seconds(), "with/without")
 		})
+	}
+}
+
+// BenchmarkCoverage measures GET /harness/coverage's work on a full journal
+// (DefaultJournalSize requests: pages of every listing, refusals, faults),
+// which it does when asked rather than as requests are served.
+func BenchmarkCoverage(b *testing.B) {
+	st, err := journalBenchStore()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := New(Config{}, st)
+	targets := []string{
+		"/api/v2/network/parameters?pagination.first=100",
+		"/api/v2/snapshots?pagination.last=100",
+		"/transactions?first=100",
+		"/transactions?first=100&cmdTypes=Submit+Order",
+		"/transactions?first=1&last=1",
+	}
+	w := &discard{h: http.Header{}}
+	for i := range DefaultJournalSize {
+		req := httptest.NewRequest(http.MethodGet, targets[i%len(targets)], nil)
+		if i%50 == 0 {
+			req.Header.Set("X-Harness-Fault", "status=503")
+		}
+		clear(w.h)
+		s.ServeHTTP(w, req)
+	}
+	b.ResetTimer()
+	for range b.N {
+		c, err := s.Coverage("page:*")
+		if err != nil || c.Requests != DefaultJournalSize {
+			b.Fatalf("%v: %d requests", err, c.Requests)
+		}
 	}
 }

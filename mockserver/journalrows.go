@@ -66,8 +66,32 @@ func (s *Server) expectedRows(listing string, q url.Values, page *journal.Page) 
 }
 
 // gameRows reads the games a walk of the filters of q could see back from
-// the store: the window of its first page, every page of it, forwards.
+// the store: the epochs first.EpochFrom to first.EpochTo (its window, or
+// the span of its windows), window by window, every page, forwards.
 func (s *Server) gameRows(q url.Values, first *journal.Page) ([]int32, error) {
+	var out []int32
+	span := uint64(s.cfg.EpochWindow - 1)
+	for from := first.EpochFrom; from <= first.EpochTo; from += span + 1 {
+		to := first.EpochTo
+		if to-from > span {
+			to = from + span
+		}
+		rows, err := s.windowRows(q, from, to, first.Total)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+		if to == first.EpochTo {
+			break
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// windowRows reads back the games of the filters of q in the epochs from
+// to to, among the first total rows of the store.
+func (s *Server) windowRows(q url.Values, from, to uint64, total int) ([]int32, error) {
 	rq := url.Values{}
 	for k, v := range q {
 		if !journal.PagingParam(records.ListingGames, k) {
@@ -77,8 +101,8 @@ func (s *Server) gameRows(q url.Values, first *journal.Page) ([]int32, error) {
 	for _, k := range []string{"epochFrom", "epoch_from", "epochTo", "epoch_to"} {
 		delete(rq, k)
 	}
-	rq.Set("epochFrom", strconv.FormatUint(first.EpochFrom, 10))
-	rq.Set("epochTo", strconv.FormatUint(first.EpochTo, 10))
+	rq.Set("epochFrom", strconv.FormatUint(from, 10))
+	rq.Set("epochTo", strconv.FormatUint(to, 10))
 	rq.Set("pagination.newestFirst", "false")
 	rq.Set("pagination.first", strconv.Itoa(s.cfg.MaxPageSize))
 	var out []int32
@@ -95,7 +119,7 @@ func (s *Server) gameRows(q url.Values, first *journal.Page) ([]int32, error) {
 		buf = b
 		for _, run := range n.Runs {
 			for i := run.First; i < run.First+run.N; i++ {
-				if int(i) < first.Total {
+				if int(i) < total {
 					out = append(out, i)
 				}
 			}
@@ -105,7 +129,6 @@ func (s *Server) gameRows(q url.Values, first *journal.Page) ([]int32, error) {
 		}
 		rq.Set("pagination.after", n.end)
 	}
-	slices.Sort(out)
 	return out, nil
 }
 

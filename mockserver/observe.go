@@ -34,6 +34,7 @@ type pageNote struct {
 	start, end string      // cursors of its first and last row ("" when empty)
 	fault      string      // the fault injected, as the header's grammar writes it
 	faultKind  faults.Kind // its kind (None for a latency alone)
+	refusal    string      // the kind of a 400 refusal (Refusal...)
 	late       []string    // findings made with the page
 	// query is the request's query, parsed once for the warnings and the
 	// handler (nil: the handler parses it, and refuses it if malformed).
@@ -135,6 +136,22 @@ func (n *pageNote) epochWindow(from, to uint64) {
 	if n != nil {
 		n.Window, n.EpochFrom, n.EpochTo = true, from, to
 	}
+}
+
+// refused notes the kind of a 400 refusal.
+func (n *pageNote) refused(kind string) {
+	if n != nil {
+		n.refusal = kind
+	}
+}
+
+// headerValue is h.Get(key) for a key in canonical form: a map read, no
+// allocation.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // noteFault is the fault injector's Observe: it notes the fault applied.
@@ -272,7 +289,9 @@ func (o *observedWriter) fill(rec *journal.Record) {
 		ID: o.id, Time: o.start.UTC(), Method: r.Method, Path: bounded(r.URL.Path, maxKeptPath),
 		Query: bounded(r.URL.RawQuery, maxKeptQuery), Listing: o.listing, Status: o.status, Fault: n.fault,
 		Warnings: append(o.warnings, n.late...), Cursor: bounded(carriedCursor(o.listing, n.query), maxKeptPath),
-		Remote: r.RemoteAddr,
+		Remote: r.RemoteAddr, Refusal: n.refusal,
+		Client:    bounded(headerValue(r.Header, journal.ClientHeader), maxKeptHeader),
+		UserAgent: bounded(headerValue(r.Header, "User-Agent"), maxKeptHeader),
 	}
 	rec.End = since(o.start)
 	rec.DurationMS = float64(rec.End.Sub(o.start).Microseconds()) / 1000
@@ -296,6 +315,8 @@ func (o *observedWriter) fill(rec *journal.Record) {
 const (
 	maxKeptPath  = 512
 	maxKeptQuery = 2048
+	// maxKeptHeader bounds the X-Harness-Client and User-Agent kept.
+	maxKeptHeader = 256
 )
 
 // bounded returns s, or when it is longer than n bytes, its first n bytes

@@ -31,7 +31,7 @@ func parseQuery(r *http.Request, n *pageNote) (query, *apiError) {
 	}
 	v, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return query{}, &apiError{status: http.StatusBadRequest, code: codeInvalidArgument, message: "parsing query: " + err.Error()}
+		return query{}, &apiError{status: http.StatusBadRequest, code: codeInvalidArgument, message: "parsing query: " + err.Error(), refusal: RefusalMalformedQuery}
 	}
 	return query{records.Query(v)}, nil
 }
@@ -109,7 +109,7 @@ func (s *Server) parsePagination(q query) (pageRequest, *apiError) {
 		return p, err
 	}
 	if p.hasAfter && p.hasBefore {
-		return p, invalidPagination("cannot provide both after and before cursors")
+		return p, invalidPagination("cannot provide both after and before cursors").as(RefusalBothCursors)
 	}
 	for _, c := range []struct {
 		name string
@@ -117,17 +117,17 @@ func (s *Server) parsePagination(q query) (pageRequest, *apiError) {
 		set  bool
 	}{{"first", p.first, p.hasFirst}, {"last", p.last, p.hasLast}} {
 		if c.set && (c.n <= 0 || c.n > s.cfg.MaxPageSize) {
-			return p, invalidPagination("pagination limit must be in range 0-%d, got %s=%d", s.cfg.MaxPageSize, c.name, c.n)
+			return p, invalidPagination("pagination limit must be in range 0-%d, got %s=%d", s.cfg.MaxPageSize, c.name, c.n).as(RefusalLimit)
 		}
 	}
 	if s.cfg.Strict {
 		switch {
 		case p.hasFirst && p.hasLast:
-			return p, invalidPagination("cannot provide both first and last")
+			return p, invalidPagination("cannot provide both first and last").as(RefusalFirstAndLast)
 		case p.hasFirst && p.hasBefore:
-			return p, invalidPagination("cannot provide before with first: use after to page forwards")
+			return p, invalidPagination("cannot provide before with first: use after to page forwards").as(RefusalBeforeWithFirst)
 		case p.hasLast && p.hasAfter:
-			return p, invalidPagination("cannot provide after with last: use before to page backwards")
+			return p, invalidPagination("cannot provide after with last: use before to page backwards").as(RefusalAfterWithLast)
 		}
 	}
 	return p, nil
@@ -200,7 +200,7 @@ func (s *Server) page(p pageRequest, v view, decode func(string) (cmpFunc, error
 	cursorCmp := func(c string) (cmpFunc, *apiError) {
 		cmp, err := decode(c)
 		if err != nil {
-			return nil, invalidPagination("invalid cursor %s: %v", quote.Value(c), err)
+			return nil, invalidPagination("invalid cursor %s: %v", quote.Value(c), err).as(RefusalInvalidCursor)
 		}
 		return cmp, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chaindata/harness/generators/edges"
 	"github.com/chaindata/harness/generators/fixtures/integrity"
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/mockserver/faults"
@@ -114,6 +115,10 @@ type Config struct {
 	// MaxHeaderBytes + HeaderSlack; beyond that net/http answers a plain
 	// 431 itself, before any handler runs.
 	MaxHeaderBytes int
+	// Edges is the edge world's catalogue (world.World.Edges): with it,
+	// coverage names the enum values, branches and edge classes of the
+	// rows served (coverage.go). nil: coverage knows none.
+	Edges *edges.Catalogue
 }
 
 // Defaults of the limits a Config leaves zero.

@@ -40,7 +40,7 @@ func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 			return req, parseError(c.name, v, err)
 		}
 		if n < 0 {
-			return req, invalidArgument("invalid limit", c.name+" must not be negative")
+			return req, invalidArgument("invalid limit", c.name+" must not be negative").as(RefusalLimit)
 		}
 		*c.dst = n
 	}
@@ -48,10 +48,10 @@ func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 	after, hasAfter := q.Get("after")
 	hasBefore, hasAfter = hasBefore && before != "", hasAfter && after != ""
 	if hasBefore && hasAfter && (req.first > 0 || req.last > 0) {
-		return req, invalidArgument("cannot use neither limits `first`, nor `last` when both cursors `before` and `after` are set", "")
+		return req, invalidArgument("cannot use neither limits `first`, nor `last` when both cursors `before` and `after` are set", "").as(RefusalLimitInWindow)
 	}
 	if req.first > 0 && req.last > 0 {
-		return req, invalidArgument("cannot use both limits `first` and `last` within the same query", "")
+		return req, invalidArgument("cannot use both limits `first` and `last` within the same query", "").as(RefusalFirstAndLast)
 	}
 	for _, c := range []struct {
 		text string
@@ -63,21 +63,21 @@ func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 		}
 		k, err := records.ParseTxCursor(c.text)
 		if err != nil {
-			return req, invalidArgument("invalid cursor string: "+quote.Value(c.text), err.Error())
+			return req, invalidArgument("invalid cursor string: "+quote.Value(c.text), err.Error()).as(RefusalInvalidCursor)
 		}
 		*c.dst = &k
 	}
 	if req.before != nil && req.after != nil && !req.after.Less(*req.before) {
-		return req, invalidArgument("cursors `before` and `after` do not create a valid window", "")
+		return req, invalidArgument("cursors `before` and `after` do not create a valid window", "").as(RefusalInvalidWindow)
 	}
 	if req.first > 0 && req.before != nil {
-		return req, invalidArgument("cannot use cursor `before` when using limit `first`", "")
+		return req, invalidArgument("cannot use cursor `before` when using limit `first`", "").as(RefusalBeforeWithFirst)
 	}
 	if req.last > 0 && req.after != nil {
-		return req, invalidArgument("cannot use cursor `after` when using limit `last`", "")
+		return req, invalidArgument("cannot use cursor `after` when using limit `last`", "").as(RefusalAfterWithLast)
 	}
 	if n := max(req.first, req.last); n > int64(s.cfg.TxMaxPageSize) {
-		return req, invalidArgument("invalid limit", "limit must be at most "+strconv.Itoa(s.cfg.TxMaxPageSize)+", got "+strconv.FormatInt(n, 10))
+		return req, invalidArgument("invalid limit", "limit must be at most "+strconv.Itoa(s.cfg.TxMaxPageSize)+", got "+strconv.FormatInt(n, 10)).as(RefusalLimit)
 	}
 	req.cmdTypes = q.All("cmdTypes", "cmd_types")
 	req.excludeTypes = q.All("excludeCmdTypes", "exclude_cmd_types")

@@ -224,6 +224,13 @@ func (s *Server) verifyWalks(q VerifyQuery) Verdict {
 		plural(len(walks), "walk"), what, plural(len(reqs), "request"))}}
 }
 
+// Warnings says which warnings the journal's requests of listing ("" for
+// all) drew: one message per distinct warning, with how many requests drew
+// it and which, in the order the warnings first came.
+func (s *Server) Warnings(listing string) []string {
+	return warningMessages(s.Requests(journal.RequestFilter{Listing: listing}))
+}
+
 // warningMessages says which warnings the requests drew: one message per
 // distinct warning, with how many requests drew it and which (the first
 // few), in the order the warnings first came.

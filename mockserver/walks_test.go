@@ -2,8 +2,11 @@ package mockserver
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -386,5 +389,196 @@ func TestWalksOfTwoClientsAtOnce(t *testing.T) {
 	}
 	for _, w := range walks {
 		checkWalk(t, w, wantWalk{pages: 5, rows: 50, reachedEnd: true})
+	}
+}
+
+// TestWalksOfManyClientsInterleaved has eight clients walk the same listing
+// with the same filters, page by page in a seeded random order, some pages
+// failing and asked again, and checks each client's walk is its own and
+// clean: by connection, by User-Agent, or by X-Harness-Client when they
+// share both.
+func TestWalksOfManyClientsInterleaved(t *testing.T) {
+	t.Parallel()
+	const clients = 8
+	tests := []struct {
+		name string
+		// keepAlive gives each client its own connection; ua and header
+		// name each client by User-Agent and X-Harness-Client.
+		keepAlive, ua, header bool
+	}{
+		{"each on its own connection", true, false, false},
+		{"a connection a request, told apart by User-Agent", false, true, false},
+		{"a connection a request, told apart by X-Harness-Client", false, false, true},
+	}
+	for _, tc := range tests {
+		for seed := int64(1); seed <= 3; seed++ {
+			t.Run(tc.name+"/seed "+strconv.FormatInt(seed, 10), func(t *testing.T) {
+				t.Parallel()
+				s, srv := journalServer(t, Config{}, genWorld(t))
+				type client struct {
+					http   *http.Client
+					hdr    http.Header
+					size   string
+					end    string
+					done   bool
+					failed bool
+				}
+				rng := rand.New(rand.NewPCG(uint64(seed), 0))
+				cs := make([]*client, clients)
+				for i := range cs {
+					tr := &http.Transport{DisableKeepAlives: !tc.keepAlive}
+					t.Cleanup(tr.CloseIdleConnections)
+					c := &client{http: &http.Client{Transport: tr, Timeout: 30 * time.Second}, hdr: http.Header{}}
+					c.size = strconv.Itoa([]int{4, 7, 10}[i%3])
+					if tc.ua {
+						c.hdr.Set("User-Agent", "client-"+strconv.Itoa(i))
+					}
+					if tc.header {
+						c.hdr.Set(journal.ClientHeader, "client-"+strconv.Itoa(i))
+					}
+					cs[i] = c
+				}
+				for step := 0; step < 10_000; step++ {
+					var live []*client
+					for _, c := range cs {
+						if !c.done {
+							live = append(live, c)
+						}
+					}
+					if len(live) == 0 {
+						break
+					}
+					c := live[rng.IntN(len(live))]
+					q := "pagination.first=" + c.size
+					if c.end != "" {
+						q += "&pagination.after=" + url.QueryEscape(c.end)
+					}
+					req, _ := http.NewRequest(http.MethodGet, s.url+"/api/v2/snapshots?"+q, nil)
+					for k, v := range c.hdr {
+						req.Header[k] = v
+					}
+					// One page in five fails once (a 500, no Retry-After)
+					// and is asked again.
+					fail := !c.failed && rng.IntN(5) == 0
+					if fail {
+						req.Header.Set(faults.Header, "status=500")
+					}
+					c.failed = fail
+					res, err := c.http.Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var body struct {
+						CoreSnapshots struct {
+							PageInfo struct {
+								EndCursor   string
+								HasNextPage bool
+							}
+						}
+					}
+					err = json.NewDecoder(res.Body).Decode(&body)
+					res.Body.Close()
+					if fail {
+						continue
+					}
+					if err != nil || res.StatusCode != 200 {
+						t.Fatalf("%s: %d %v", req.URL, res.StatusCode, err)
+					}
+					c.end, c.done = body.CoreSnapshots.PageInfo.EndCursor, !body.CoreSnapshots.PageInfo.HasNextPage
+				}
+				walks := srv.Walks(records.ListingSnapshots)
+				if len(walks) != clients {
+					t.Errorf("%d walks, want %d", len(walks), clients)
+				}
+				for _, w := range walks {
+					if !w.OK() {
+						t.Errorf("walk %d (%d pages): %q", w.ID, w.Pages, w.Problems)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestWalksThroughEpochWindows checks a games walk that goes through the
+// epochs window by window is one walk, checked against every window's
+// games, and that epochs left out between windows and a window left before
+// its last page are reported.
+func TestWalksThroughEpochWindows(t *testing.T) {
+	t.Parallel()
+	w := genWorld(t)
+	first, latest := w.FirstEpoch, w.LatestEpoch
+	const window = 4
+	type span struct{ from, to uint64 }
+	up := func(from, to uint64) []span { // windows of 4 epochs, upwards
+		var out []span
+		for e := from; e <= to; e += window {
+			out = append(out, span{e, min(e+window-1, to)})
+		}
+		return out
+	}
+	down := func(from, to uint64) []span {
+		var out []span
+		for e := to; e >= from && e <= to; e -= window {
+			out = append(out, span{max(from, e-window+1), e})
+			if e < window {
+				break
+			}
+		}
+		return out
+	}
+	all := up(first, latest)
+	tests := []struct {
+		name    string
+		windows []span
+		stopAt  int // the window whose walk stops after its first page (-1: none)
+		walks   int
+		// of the first walk:
+		windowsWalked, skipped, left int
+		ok                           bool
+		says                         string // in its problems
+	}{
+		{"upwards through every window", all, -1, 1, len(all), 0, 0, true, ""},
+		{"downwards through every window", down(first, latest), -1, 1, len(all), 0, 0, true, ""},
+		{"a gap after two windows", append(slices.Clone(all[:2]), all[3:]...), -1, 1, len(all) - 1, 1, 0, false,
+			fmt.Sprintf("left out the epochs %d to %d between its window and the one before; missed", all[2].from, all[2].to)},
+		{"a gap going down", append(slices.Clone(down(first, latest)[:2]), down(first, latest)[3:]...), -1, 1, len(all) - 1, 1, 0, false,
+			fmt.Sprintf("left out the epochs %d to %d between", down(first, latest)[2].from, down(first, latest)[2].to)},
+		{"a window left before its last page", all[:3], 1, 1, 3, 0, 1, false,
+			fmt.Sprintf("left the epochs %d to %d (request", all[1].from, all[1].to)},
+		{"two windows apart are two walks", []span{all[0], all[2]}, -1, 2, 1, 0, 0, true, ""},
+		{"a window asked again is another walk", []span{all[0], all[0]}, -1, 2, 1, 0, 0, true, ""},
+		{"back down after going up is another walk", []span{all[0], all[1], all[0]}, -1, 2, 2, 0, 0, true, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, srv := journalServer(t, Config{EpochWindow: window}, w)
+			p := &pager{t: t, s: s, srv: srv}
+			for i, sp := range tc.windows {
+				q := "pagination.first=3&epochFrom=" + strconv.FormatUint(sp.from, 10) + "&epochTo=" + strconv.FormatUint(sp.to, 10)
+				pg := p.get("/api/v2/games", q)
+				for pg.hasNext && i != tc.stopAt {
+					pg = p.get("/api/v2/games", q+"&pagination.after="+url.QueryEscape(pg.end))
+				}
+			}
+			walks := srv.Walks(records.ListingGames)
+			if len(walks) != tc.walks {
+				t.Fatalf("%d walks, want %d: %+v", len(walks), tc.walks, walks)
+			}
+			wk := walks[0]
+			if len(wk.Windows) != tc.windowsWalked || len(wk.EpochsSkipped) != tc.skipped || len(wk.WindowsLeft) != tc.left || wk.OK() != tc.ok {
+				t.Errorf("windows %v, skipped %v, left %v, ok %v; want %d, %d, %d, %v\nproblems %q",
+					wk.Windows, wk.EpochsSkipped, wk.WindowsLeft, wk.OK(), tc.windowsWalked, tc.skipped, tc.left, tc.ok, wk.Problems)
+			}
+			if got := strings.Join(wk.Problems, "; "); !strings.Contains(got, tc.says) || (tc.ok && wk.Rows != len(w.Games) && tc.walks == 1) {
+				t.Errorf("problems %q, %d rows; want them to say %q, and every game of %d", got, wk.Rows, tc.says, len(w.Games))
+			}
+			for _, w := range walks[1:] {
+				if !w.OK() {
+					t.Errorf("walk %d: %q", w.ID, w.Problems)
+				}
+			}
+		})
 	}
 }

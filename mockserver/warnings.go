@@ -32,7 +32,7 @@ func strictParamsError(findings []string) *apiError {
 	for i, text := range findings {
 		details[i] = errorDetail{Type: errorDetailType, Code: detailNotMapped, Message: "request refused by --strict-params", Inner: text}
 	}
-	return &apiError{status: http.StatusBadRequest, code: codeInvalidArgument, message: "InvalidArgument error", details: details}
+	return &apiError{status: http.StatusBadRequest, code: codeInvalidArgument, message: "InvalidArgument error", details: details, refusal: RefusalStrictParams}
 }
 
 // unknownPath answers a path no listing is served at: a 404 whose error

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chaindata/harness/generators/edges"
 	"github.com/chaindata/harness/generators/fixtures"
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/generators/world"
@@ -209,7 +210,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	st := b.store
 	defer st.Close()
-	cfg.Chain = b.chain
+	cfg.Chain, cfg.Edges = b.chain, b.edges
 	if b.index.Rebuilt != "" {
 		fmt.Fprintf(e.stderr, "harness serve: indexed %s (the index was %s)\n", *data, b.index.Rebuilt)
 	}
@@ -271,7 +272,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 // built is what serve builds before it listens.
 type built struct {
 	store *store.Store
-	chain *store.Chain // nil for fixtures, which cannot grow
+	chain *store.Chain     // nil for fixtures, which cannot grow
+	edges *edges.Catalogue // the edge world's (nil for others)
 	index fixtures.IndexInfo
 	err   error
 }
@@ -305,7 +307,7 @@ func build(src source, maxBlocks int) built {
 	if err != nil {
 		return built{err: err}
 	}
-	b := built{store: st}
+	b := built{store: st, edges: w.Edges}
 	if b.chain, b.err = store.NewChain(st, w, maxBlocks); b.err != nil {
 		st.Close()
 	}

@@ -17,7 +17,8 @@ const nodeHint = "node and npm are not on the PATH: install them (Debian: apt-ge
 // against the harness binary: installs its pinned compiler (npm ci, when
 // node_modules is missing or older than package-lock.json), compiles it
 // into a temporary directory and runs its tests with Node's test runner,
-// HARNESS_BIN naming the binary. Without node or npm it fails under
+// HARNESS_BIN naming the binary: the package's own, and the naive client's
+// of edges.test.ts, which must fail against the edge world (and says so). Without node or npm it fails under
 // CI=true and is skipped elsewhere, saying why.
 func TestTypeScriptClient(t *testing.T) {
 	if testing.Short() {
@@ -41,7 +42,8 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	out := t.TempDir()
 	runIn(t, dir, nil, filepath.Join(dir, "node_modules", ".bin", "tsc"), "-p", dir, "--outDir", out)
-	report := runIn(t, dir, []string{"HARNESS_BIN=" + bin}, node, "--test", filepath.Join(out, "test", "mock.test.js"))
+	report := runIn(t, dir, []string{"HARNESS_BIN=" + bin}, node, "--test",
+		filepath.Join(out, "test", "mock.test.js"), filepath.Join(out, "test", "edges.test.js"))
 	pass := regexp.MustCompile(`(?m)^# pass (\d+)$`).FindStringSubmatch(report)
 	if pass == nil || pass[1] == "0" || !strings.Contains(report, "\n# fail 0\n") {
 		t.Fatalf("node --test ran no test or failed some:\n%s", report)

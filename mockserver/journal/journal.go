@@ -38,6 +38,9 @@ type Request struct {
 	Fault string `json:"fault,omitempty"`
 	// RetryAfter is the answer's Retry-After, in seconds (0: none).
 	RetryAfter int `json:"retryAfter,omitempty"`
+	// Refusal names the kind of a 400 refusal ("limit-out-of-range", ...:
+	// mockserver's Refusal constants); "" for any other answer.
+	Refusal string `json:"refusal,omitempty"`
 	// Warnings are the findings the answer carried (X-Harness-Warning).
 	Warnings []string `json:"warnings"`
 	// Cursor is the cursor the request carried: its after (pagination.after
@@ -52,8 +55,12 @@ type Request struct {
 	// the walk it is part of (walks.go), 0 for a path no listing serves.
 	IssuedBy uint64 `json:"issuedBy,omitempty"`
 	Walk     uint64 `json:"walk,omitempty"`
-	// Remote is the client's address.
-	Remote string `json:"remote"`
+	// Remote is the client's address; Client the request's
+	// X-Harness-Client header, UserAgent its User-Agent: what tells
+	// clients apart (walks.go).
+	Remote    string `json:"remote"`
+	Client    string `json:"client,omitempty"`
+	UserAgent string `json:"userAgent,omitempty"`
 }
 
 // Record is a journaled request and what the walks need of its answer.

@@ -3,9 +3,11 @@ package journal
 import (
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +37,30 @@ import (
 //
 // A page counts once answered whole: a 200 that no fault cut, garbled or
 // dropped. Only such pages issue cursors.
+//
+// A games walk may go through the epochs window by window: its epochFrom
+// and epochTo are not part of its filters, and a request without a cursor
+// whose window is next to the latest window of a walk of the same filters
+// and client (epochFrom just after its epochTo, or epochTo just before its
+// epochFrom) goes on with that walk. Once a walk has gone through two
+// windows so, a window further on in the same direction goes on with it
+// too, and the epochs left out between are reported. A window left before
+// its last page is reported when the next one begins.
+//
+// Clients are told apart so that several walking the same listing at once
+// each get their own walk: a request that carries an X-Harness-Client
+// header (ClientHeader) only joins walks of requests with the same value;
+// without it, where the rules above leave a choice, a walk whose newest page
+// went to the same connection (remote address) comes first, then one whose
+// newest page went to the same User-Agent from the same host. A retry must
+// come from the same client: the same X-Harness-Client, else the same
+// User-Agent and host.
+
+// ClientHeader is the request header a client may send to name itself
+// ("orders-sync-1"), so that its walks are told apart from other clients'
+// for sure: without it, clients are told apart by connection and
+// User-Agent, which clients sharing both cannot be.
+const ClientHeader = "X-Harness-Client"
 
 // Walk is one client's walk through a listing, as GET /harness/walks
 // answers it.
@@ -78,9 +104,24 @@ type Walk struct {
 	// WaitedOutRetryAfter says the client waited at least Retry-After
 	// after each such answer it asked again after.
 	WaitedOutRetryAfter bool `json:"waitedOutRetryAfter"`
+	// Windows are the epoch windows a games walk went through, in order
+	// (one for a walk of one window).
+	Windows []EpochSpan `json:"windows,omitempty"`
+	// EpochsSkipped are the epochs between two windows the walk did not
+	// ask; WindowsLeft the windows it left before their last page.
+	EpochsSkipped []EpochSpan `json:"epochsSkipped,omitempty"`
+	WindowsLeft   []EpochSpan `json:"windowsLeft,omitempty"`
 	// Problems says, in sentences, what a client that walks the listing
 	// once, whole, should not have done: every finding above.
 	Problems []string `json:"problems"`
+}
+
+// EpochSpan is the epochs From to To; Request the request of its first
+// page (of a window) or that left it out (of epochs skipped).
+type EpochSpan struct {
+	From    uint64 `json:"from"`
+	To      uint64 `json:"to"`
+	Request uint64 `json:"request"`
 }
 
 // CursorUse is a cursor a walk carried that no earlier page of it issued.
@@ -146,8 +187,8 @@ type walker struct {
 	issued map[string]*Record
 	// byFilters maps a listing and its filters to its walks, oldest first.
 	byFilters map[string][]*walkState
-	// lastExact maps a path and query to the walk of the latest request
-	// with them.
+	// lastExact maps a path and query, and a client, to the walk of the
+	// latest request with them.
 	lastExact map[string]*walkState
 	pages     []*Record // every page answered whole, oldest first
 	walkOf    map[uint64]*walkState
@@ -161,9 +202,13 @@ type walkState struct {
 	recs    []*Record
 	infos   []reqInfo
 	head    *Record // its newest page answered whole
-	first   *Record // its first such page
-	firstAt reqInfo
-	asked   map[string]uint64 // pages asked, by listing and query, to the first request
+	// window is the epochs of a games walk's latest window (hasWindow),
+	// windowEnd that a page of it had no rows beyond it.
+	window               EpochSpan
+	hasWindow, windowEnd bool
+	first                *Record // its first such page
+	firstAt              reqInfo
+	asked                map[string]uint64 // pages asked, by listing and query, to the first request
 }
 
 // reqInfo is what the walks read in a request's query.
@@ -172,7 +217,7 @@ type reqInfo struct {
 	cursors []string
 	filters string // listing and filters: the walk's identity
 	page    string // listing and whole query, in canonical order
-	exact   string // path and raw query
+	exact   string // path and raw query, and the client
 }
 
 // walkID returns the walk of a request (0: none).
@@ -201,14 +246,17 @@ func walkRecords(src Source, recs []*Record) *walker {
 // info reads a request's query for the walks.
 func readInfo(rec *Record) reqInfo {
 	q, _ := url.ParseQuery(rec.Query)
-	in := reqInfo{q: q, exact: rec.Path + "?" + rec.Query, page: rec.Listing + "?" + q.Encode()}
+	in := reqInfo{q: q, exact: rec.Path + "?" + rec.Query + "\x00" + clientOf(rec), page: rec.Listing + "?" + q.Encode()}
 	filters := url.Values{}
 	for k, v := range q {
-		if !PagingParam(rec.Listing, k) {
+		if !PagingParam(rec.Listing, k) && !epochParam(rec.Listing, k) {
 			filters[k] = v
 		}
 	}
 	in.filters = rec.Listing + "?" + filters.Encode()
+	if rec.Client != "" {
+		in.filters += "\x00" + rec.Client
+	}
 	after, before := "pagination.after", "pagination.before"
 	if rec.Listing == records.ListingTransactions {
 		after, before = "after", "before"
@@ -219,6 +267,19 @@ func readInfo(rec *Record) reqInfo {
 		}
 	}
 	return in
+}
+
+// epochParam reports whether a parameter sets a games request's epoch
+// window, which a walk may move (not one of its filters).
+func epochParam(listing, name string) bool {
+	if listing != records.ListingGames {
+		return false
+	}
+	switch name {
+	case "epochFrom", "epoch_from", "epochTo", "epoch_to":
+		return true
+	}
+	return false
 }
 
 // PagingParam reports whether a parameter pages a listing rather than
@@ -259,6 +320,9 @@ func (wk *walker) place(rec *Record, in reqInfo) (*walkState, uint64) {
 				return w, 0 // a retry
 			}
 		}
+		if w := wk.nextWindow(rec, in); w != nil {
+			return w, 0
+		}
 		return wk.begin(rec, in), 0
 	}
 	if w := wk.headIssuer(rec, in); w != nil {
@@ -288,6 +352,79 @@ func (wk *walker) place(rec *Record, in reqInfo) (*walkState, uint64) {
 	return w, id
 }
 
+// nextWindow returns the walk whose next epoch window a games request
+// without a cursor asks, having noted the epochs it leaves out; nil when
+// it asks none's.
+func (wk *walker) nextWindow(rec *Record, in reqInfo) *walkState {
+	span, ok := requestWindow(rec, in)
+	if !ok {
+		return nil
+	}
+	walks := wk.byFilters[in.filters]
+	var found *walkState
+	var skipped *EpochSpan
+	for i := len(walks) - 1; i >= 0 && i >= len(walks)-maxHeadScan; i-- {
+		w := walks[i]
+		if !w.hasWindow {
+			continue
+		}
+		gap, ok := w.follows(span)
+		if ok && (found == nil || sameClient(w.recs[len(w.recs)-1], rec) && !sameClient(found.recs[len(found.recs)-1], rec)) {
+			found, skipped = w, gap
+		}
+	}
+	if found == nil {
+		return nil
+	}
+	if !found.windowEnd {
+		found.WindowsLeft = append(found.WindowsLeft, found.window)
+	}
+	if skipped != nil {
+		skipped.Request = rec.ID
+		found.EpochsSkipped = append(found.EpochsSkipped, *skipped)
+	}
+	found.ReachedEnd, found.windowEnd, found.hasWindow = false, false, false // the new window's first page sets them
+	return found
+}
+
+// follows reports whether span is a window the walk may go on to: next to
+// its latest, or after two windows next to each other, further on in their
+// direction (then with the epochs between).
+func (w *walkState) follows(span EpochSpan) (*EpochSpan, bool) {
+	last := w.window
+	up := len(w.Windows) < 2 || w.Windows[len(w.Windows)-1].From > w.Windows[len(w.Windows)-2].From
+	switch {
+	case last.To < math.MaxUint64 && span.From == last.To+1 && up:
+		return nil, true
+	case last.From > 0 && span.To == last.From-1 && (!up || len(w.Windows) < 2):
+		return nil, true
+	case len(w.Windows) < 2:
+		return nil, false
+	case up && last.To < math.MaxUint64 && span.From > last.To+1:
+		return &EpochSpan{From: last.To + 1, To: span.From - 1}, true
+	case !up && last.From > 0 && span.To < last.From-1:
+		return &EpochSpan{From: span.To + 1, To: last.From - 1}, true
+	}
+	return nil, false
+}
+
+// requestWindow returns the epoch window of a games request: its page's,
+// or when it has none, the epochFrom and epochTo it gives.
+func requestWindow(rec *Record, in reqInfo) (EpochSpan, bool) {
+	if rec.Listing != records.ListingGames {
+		return EpochSpan{}, false
+	}
+	if rec.HasPage && rec.Page.Window {
+		return EpochSpan{From: rec.Page.EpochFrom, To: rec.Page.EpochTo, Request: rec.ID}, true
+	}
+	from, err1 := strconv.ParseUint(param(in.q, "epochFrom", "epoch_from"), 10, 64)
+	to, err2 := strconv.ParseUint(param(in.q, "epochTo", "epoch_to"), 10, 64)
+	if err1 != nil || err2 != nil || from > to {
+		return EpochSpan{}, false
+	}
+	return EpochSpan{From: from, To: to, Request: rec.ID}, true
+}
+
 // begin makes a walk that begins with rec.
 func (wk *walker) begin(rec *Record, in reqInfo) *walkState {
 	w := &walkState{
@@ -310,7 +447,7 @@ func (wk *walker) headIssuer(rec *Record, in reqInfo) *walkState {
 			}
 		}
 	}
-	return latestActive(found, rec.Remote)
+	return latestActive(found, rec)
 }
 
 // headHolding returns the walk of the same listing and filters whose newest
@@ -324,15 +461,19 @@ func (wk *walker) headHolding(rec *Record, in reqInfo) *walkState {
 			found = append(found, w)
 		}
 	}
-	return latestActive(found, rec.Remote)
+	return latestActive(found, rec)
 }
 
-// latestActive returns, of walks, the one whose newest page came from
-// remote, else any, that asked something last: when walks of one query
-// share a cursor, the one just answered is likely the one that goes on.
-func latestActive(walks []*walkState, remote string) *walkState {
+// latestActive returns, of walks, the one whose newest page went to rec's
+// connection, else to its User-Agent and host, else any, that asked
+// something last: when walks of one query share a cursor, the one just
+// answered is likely the one that goes on.
+func latestActive(walks []*walkState, rec *Record) *walkState {
 	better := func(w, than *walkState) bool {
-		if mine, theirs := w.head.Remote == remote, than.head.Remote == remote; mine != theirs {
+		if mine, theirs := w.head.Remote == rec.Remote, than.head.Remote == rec.Remote; mine != theirs {
+			return mine
+		}
+		if mine, theirs := sameClient(w.head, rec), sameClient(than.head, rec); mine != theirs {
 			return mine
 		}
 		return w.lastID() > than.lastID()
@@ -344,6 +485,28 @@ func latestActive(walks []*walkState, remote string) *walkState {
 		}
 	}
 	return best
+}
+
+// sameClient reports whether two requests came from the same client, as far
+// as can be told: the same X-Harness-Client, or without one, the same
+// User-Agent from the same host.
+func sameClient(a, b *Record) bool { return clientOf(a) == clientOf(b) }
+
+// clientOf names the client of a request, as far as can be told: its
+// X-Harness-Client, or without one, its User-Agent and host.
+func clientOf(r *Record) string {
+	if r.Client != "" {
+		return "client " + r.Client
+	}
+	return r.UserAgent + "\x00" + remoteHost(r.Remote)
+}
+
+// remoteHost is the host of a remote address, without its port.
+func remoteHost(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
 }
 
 // lastID is the ID of the walk's latest request.
@@ -400,7 +563,11 @@ func (wk *walker) page(w *walkState, rec *Record, in reqInfo) {
 		w.first, w.firstAt = rec, in
 	}
 	if pageAtEnd(rec, in) {
-		w.ReachedEnd = true
+		w.ReachedEnd, w.windowEnd = true, true
+	}
+	if span, ok := requestWindow(rec, in); ok && !w.hasWindow {
+		w.window, w.hasWindow = span, true
+		w.Windows = append(w.Windows, span)
 	}
 	if w.head != nil {
 		for _, c := range []string{w.head.StartCursor, w.head.EndCursor} {
@@ -509,6 +676,9 @@ func (wk *walker) finishWalk(w *walkState) Walk {
 	out.PagesAskedTwice = append([]PageRepeat{}, out.PagesAskedTwice...)
 	out.RetryAfter = append([]RetryWait{}, out.RetryAfter...)
 	out.Requests = slices.Clone(out.Requests)
+	out.Windows = slices.Clone(out.Windows)
+	out.EpochsSkipped = slices.Clone(out.EpochsSkipped)
+	out.WindowsLeft = slices.Clone(out.WindowsLeft)
 	out.Problems = walkProblems(&out)
 	return out
 }
@@ -533,7 +703,11 @@ func (wk *walker) checkRows(w *walkState, out *Walk) bool {
 	slices.Sort(seen)
 	distinct := slices.Compact(slices.Clone(seen))
 	out.RowsSeenTwice = len(seen) - len(distinct)
-	want, err := wk.src.ExpectedRows(w.Listing, w.firstAt.q, &w.first.Page)
+	first := w.first.Page
+	for _, s := range w.Windows { // a walk of several windows: all of them, and any between
+		first.EpochFrom, first.EpochTo = min(first.EpochFrom, s.From), max(first.EpochTo, s.To)
+	}
+	want, err := wk.src.ExpectedRows(w.Listing, w.firstAt.q, &first)
 	if err != nil {
 		return false
 	}
@@ -573,15 +747,25 @@ func walkProblems(w *Walk) []string {
 	} else if !w.ReachedEnd {
 		p = append(p, "did not reach the end: its last page had rows beyond it")
 	}
-	for _, c := range w.CursorsNotIssued {
+	// A finding made of many requests is one sentence: the first in
+	// full, the others by ID.
+	if c := w.CursorsNotIssued; len(c) > 0 {
 		from := "no page issued it"
-		if c.IssuedBy != 0 {
-			from = fmt.Sprintf("request %d of another walk issued it", c.IssuedBy)
+		if c[0].IssuedBy != 0 {
+			from = fmt.Sprintf("request %d of another walk issued it", c[0].IssuedBy)
 		}
-		p = append(p, fmt.Sprintf("request %d carried a cursor no earlier page of the walk issued (%s): %s", c.Request, from, warnings.Quote(c.Cursor)))
+		p = append(p, fmt.Sprintf("request %d carried a cursor no earlier page of the walk issued (%s): %s%s",
+			c[0].Request, from, warnings.Quote(c[0].Cursor), alsoIDs(len(c), func(i int) uint64 { return c[i].Request })))
 	}
-	for _, r := range w.PagesAskedTwice {
-		p = append(p, fmt.Sprintf("request %d asked again for the page of request %d", r.Request, r.First))
+	if r := w.PagesAskedTwice; len(r) > 0 {
+		p = append(p, fmt.Sprintf("request %d asked again for the page of request %d%s",
+			r[0].Request, r[0].First, alsoIDs(len(r), func(i int) uint64 { return r[i].Request })))
+	}
+	for _, s := range w.WindowsLeft {
+		p = append(p, fmt.Sprintf("left the epochs %d to %d (request %d) before their last page", s.From, s.To, s.Request))
+	}
+	for _, s := range w.EpochsSkipped {
+		p = append(p, fmt.Sprintf("request %d left out the epochs %d to %d between its window and the one before", s.Request, s.From, s.To))
 	}
 	if !w.RowsChecked {
 		p = append(p, "its rows could not be checked: the journal let them go (raise the journal size)")
@@ -592,10 +776,43 @@ func walkProblems(w *Walk) []string {
 	if w.RowsSeenTwice > 0 {
 		p = append(p, fmt.Sprintf("saw %d rows twice", w.RowsSeenTwice))
 	}
+	var early []RetryWait
 	for _, r := range w.RetryAfter {
 		if r.Next != 0 && !r.Honoured {
-			p = append(p, fmt.Sprintf("request %d came %.3fs after request %d's Retry-After of %ds", r.Next, r.WaitedMS/1000, r.Request, r.AskedS))
+			early = append(early, r)
 		}
 	}
+	if len(early) > 0 {
+		r := early[0]
+		p = append(p, fmt.Sprintf("request %d came %.3fs after request %d's Retry-After of %ds%s",
+			r.Next, r.WaitedMS/1000, r.Request, r.AskedS, alsoIDs(len(early), func(i int) uint64 { return early[i].Next })))
+	}
 	return p
+}
+
+// maxAlso bounds the request IDs alsoIDs names.
+const maxAlso = 10
+
+// alsoIDs says which other requests did the same as the first of n, whose
+// IDs id gives: "; so did requests 7, 9 and 12", the first maxAlso of
+// them and how many more; "" when n is 1.
+func alsoIDs(n int, id func(int) uint64) string {
+	if n < 2 {
+		return ""
+	}
+	var words []string
+	for i := 1; i < n && len(words) < maxAlso; i++ {
+		words = append(words, strconv.FormatUint(id(i), 10))
+	}
+	s := "; so did request "
+	if n > 2 {
+		s = "; so did requests "
+	}
+	if more := n - 1 - len(words); more > 0 {
+		return s + strings.Join(words, ", ") + fmt.Sprintf(" and %d more", more)
+	}
+	if len(words) == 1 {
+		return s + words[0]
+	}
+	return s + strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

@@ -179,6 +179,14 @@ func TestAssertWalksCleanAndNoWarnings(t *testing.T) {
 	if srv.AssertNoWarnings(fake) || len(fake.errs) != 1 || !strings.Contains(fake.errs[0], "repeat the key: cmdTypes=A&cmdTypes=B") {
 		t.Errorf("orval's query: %q", fake.errs)
 	}
+	for range 30 { // the same mistake again and again: still one message
+		c.page("cmdTypes[]=Submit+Order&cmdTypes[]=Cancel+Order")
+	}
+	fake = &errorsTB{TB: t}
+	if srv.AssertNoWarnings(fake) || len(fake.errs) != 1 || !strings.Contains(fake.errs[0], "31 requests drew the warning") {
+		t.Errorf("one mistake 31 times: %q", fake.errs)
+	}
+	srv.ClearRequests()
 	rows := c.page("first=10")
 	c.page("last=10&before=" + rows[9])
 	c.page("last=10&before=" + rows[9])
@@ -186,7 +194,7 @@ func TestAssertWalksCleanAndNoWarnings(t *testing.T) {
 	if srv.AssertWalksClean(fake) || len(fake.errs) != 1 || !strings.Contains(fake.errs[0], "asked again") {
 		t.Errorf("a page asked twice: %q", fake.errs)
 	}
-	if got := srv.RequestsOf("transactions"); len(got) != 6 || got[0].IssuedBy != got[2].ID {
+	if got := srv.RequestsOf("transactions"); len(got) != 3 || got[0].IssuedBy != got[2].ID {
 		t.Errorf("RequestsOf: %+v", got)
 	}
 	srv.Reset()

@@ -110,7 +110,7 @@ func Start(opts Options) (*Server, error) {
 		return nil, err
 	}
 	cfg := opts.Config
-	cfg.Chain, cfg.Control = chain, true
+	cfg.Chain, cfg.Control, cfg.Edges = chain, true, w.Edges
 	mock := mockserver.New(cfg, st)
 	if err := mock.AddRowsAtStart(opts.Rows...); err != nil {
 		st.Close()

@@ -108,3 +108,39 @@ func (s *Server) AssertVerified(tb testing.TB, opts ...VerifyOption) bool {
 	}
 	return v.Pass
 }
+
+// Coverage returns what the mock served the client since the journal was
+// last emptied, as GET /harness/coverage answers it: the command variants,
+// page shapes, refusals and faults (and in the edge world the enum values,
+// branches and edge classes) served, and those never served. It logs the
+// coverage's text form to tb, which go test shows with -v or on failure.
+func (s *Server) Coverage(tb testing.TB) mockserver.Coverage {
+	tb.Helper()
+	c, err := s.mock.Coverage()
+	if err != nil { // no requirement given: none can be wrong
+		tb.Fatalf("mocktest: coverage: %v", err)
+	}
+	var b strings.Builder
+	c.WriteText(&b)
+	tb.Log("mocktest: " + b.String())
+	return c
+}
+
+// AssertCovered fails the test unless the mock served each item required
+// since the journal was last emptied: "page:backward", "refusal:invalid-cursor",
+// "variant:Submit Order", "fault:*" (every item of a kind), or several
+// separated by commas (docs/testing-with-the-mock.md lists the items). A
+// requirement naming no item the mock could serve fails the test too. It
+// reports whether every item was served.
+func (s *Server) AssertCovered(tb testing.TB, require ...string) bool {
+	tb.Helper()
+	c, err := s.mock.Coverage(require...)
+	if err != nil {
+		tb.Errorf("mocktest: %v", err)
+		return false
+	}
+	if !c.Pass {
+		tb.Errorf("mocktest: required and never served: %s", strings.Join(c.Missing, ", "))
+	}
+	return c.Pass
+}

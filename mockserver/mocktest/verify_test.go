@@ -211,3 +211,60 @@ func TestOptionsRows(t *testing.T) {
 		t.Errorf("AddRows of an unknown listing: Fatalf %q", ft.fatal)
 	}
 }
+
+// TestAssertCovered checks AssertCovered passes once each item required
+// was served, fails naming those that were not, and fails on an item the
+// mock cannot serve; and Coverage logs what was served.
+func TestAssertCovered(t *testing.T) {
+	t.Parallel()
+	srv := New(t, Options{Seed: 5, Scale: 0.05})
+	get := func(target string, hdr ...string) {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+target, nil)
+		if len(hdr) > 0 {
+			req.Header.Set(FaultHeader, hdr[0])
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	tests := []struct {
+		name    string
+		require []string
+		pass    bool
+		says    string
+	}{
+		{"nothing required", nil, true, ""},
+		{"served", []string{"page:backward", "listing:snapshots,fault:status"}, true, ""},
+		{"not served", []string{"page:backward", "page:empty,refusal:invalid-cursor"}, false, "required and never served: page:empty, refusal:invalid-cursor"},
+		{"every page shape", []string{"page:*"}, false, "page:middle, page:last, page:empty, page:exact-fit"},
+		{"an item the mock cannot serve", []string{"variant:Submit Ordr"}, false, `did you mean "variant:Submit Order"?`},
+	}
+	get("/api/v2/snapshots?pagination.last=3")
+	get("/api/v2/snapshots", "status=503")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := &errorsTB{TB: t}
+			if got := srv.AssertCovered(fake, tc.require...); got != tc.pass || (len(fake.errs) == 0) != tc.pass {
+				t.Fatalf("AssertCovered %v, errors %q; want %v", got, fake.errs, tc.pass)
+			}
+			if !tc.pass && !strings.Contains(fake.errs[0], tc.says) {
+				t.Errorf("error %q, want it to say %q", fake.errs[0], tc.says)
+			}
+		})
+	}
+	logs := &logTB{TB: t}
+	c := srv.Coverage(logs)
+	if c.Requests != 2 || len(logs.logs) != 1 || !strings.Contains(logs.logs[0], "page: 2 of 6 served\n  served: first ×1, backward ×1\n") {
+		t.Errorf("coverage of %d requests, logged %q", c.Requests, logs.logs)
+	}
+}
+
+// logTB records what a test logs.
+type logTB struct {
+	testing.TB
+	logs []string
+}
+
+func (l *logTB) Log(args ...any) { l.logs = append(l.logs, fmt.Sprint(args...)) }

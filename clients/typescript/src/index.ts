@@ -1,8 +1,9 @@
 // The harness mock for a JavaScript or TypeScript client's tests: starts
 // `harness serve` on a free port of 127.0.0.1, stops it, and reads and
 // drives it through its control API (docs/serve.md): the status, the chain,
-// rows added for a test, the request journal, and the verdict of
-// GET /harness/verify. No dependency: Node's child_process and fetch.
+// rows added for a test, the request journal, the verdict of
+// GET /harness/verify and the coverage of GET /harness/coverage. No
+// dependency: Node's child_process and fetch.
 
 import { spawn, type ChildProcess } from "node:child_process";
 
@@ -54,6 +55,11 @@ export interface JournalRequest {
   issuedBy?: number;
   walk?: number;
   remote: string;
+  /** The kind of a 400 refusal ("invalid-cursor", ...). */
+  refusal?: string;
+  /** The X-Harness-Client header and User-Agent the request carried: what tells clients' walks apart. */
+  client?: string;
+  userAgent?: string;
 }
 
 /** A client's walk through a listing, as GET /harness/walks answers it. */
@@ -98,6 +104,19 @@ export interface Verdict {
   messages: string[];
   /** The number of requests selected, when a count was judged. */
   count?: number;
+}
+
+/** What GET /harness/coverage answers: the items ("page:backward", "variant:Submit Order"...) served and never served. */
+export interface Coverage {
+  /** The API requests of the journal it covers. */
+  requests: number;
+  /** Kind by kind (listing, variant, enum, branch, edge, page, refusal, fault): the items served, with how many answers held each, and those never served. */
+  kinds: { kind: string; served: { item: string; count: number; first: number }[]; never: string[] }[];
+  /** What it could not cover (edges outside the edge world...). */
+  notes: string[];
+  /** Every item required was served; missing lists those that were not. */
+  pass: boolean;
+  missing: string[];
 }
 
 /** The API's error body. */
@@ -277,6 +296,35 @@ export class HarnessMock {
     }
   }
 
+  /**
+   * GET /harness/coverage: what the mock served since the journal was last emptied, judged by the requirements given
+   * (each an item such as "page:backward", "kind:*" for every item of a kind, or several separated by commas).
+   */
+  coverage(...require: string[]): Promise<Coverage> {
+    return this.control<Coverage>("GET", withQuery("/harness/coverage", coverageParams(require)));
+  }
+
+  /** GET /harness/coverage?format=text: the same, for people (a test's log). */
+  async coverageText(...require: string[]): Promise<string> {
+    const q = coverageParams(require);
+    q.set("format", "text");
+    const res = await fetch(this.url + withQuery("/harness/coverage", q));
+    const text = await res.text();
+    if (res.status !== 200) throw new HarnessError(res.status, text, "GET /harness/coverage");
+    return text;
+  }
+
+  /**
+   * Throws an Error naming the items required and never served unless each was served: for any test runner. A
+   * requirement naming no item the mock could serve rejects with a HarnessError (400).
+   */
+  async assertCovered(...require: string[]): Promise<void> {
+    const c = await this.coverage(...require);
+    if (!c.pass) {
+      throw new Error(`harness mock: required and never served: ${c.missing.join(", ")}`);
+    }
+  }
+
   private async control<T>(method: string, path: string, body?: object): Promise<T> {
     const init: RequestInit = { method };
     if (body !== undefined) {
@@ -314,6 +362,13 @@ export function verifyParams(q: VerifyQuery): URLSearchParams {
     if (v !== undefined) p.set(k, String(v));
   }
   if (q.partial) p.set("partial", "true");
+  return p;
+}
+
+/** The query string of GET /harness/coverage for requirements. */
+function coverageParams(require: string[]): URLSearchParams {
+  const p = new URLSearchParams();
+  for (const r of require) p.append("require", r);
   return p;
 }
 

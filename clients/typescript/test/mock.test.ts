@@ -128,6 +128,25 @@ describe("the control API", () => {
     assert.equal((await get(mock, "/api/v2/games?pagination.first=1")).status, 200);
   });
 
+  it("says what the client was served, and asserts coverage", async () => {
+    await mock.reset();
+    await get(mock, "/api/v2/snapshots?pagination.last=2");
+    await get(mock, "/transactions?first=1&last=1");
+    const c = await mock.coverage("page:backward,refusal:first-and-last", "page:empty");
+    assert.equal(c.requests, 2);
+    assert.equal(c.pass, false);
+    assert.deepEqual(c.missing, ["page:empty"]);
+    const page = c.kinds.find((k) => k.kind === "page")!;
+    assert.deepEqual(page.served.map((i) => i.item), ["page:first", "page:backward"]);
+    assert.ok(page.never.includes("page:exact-fit"));
+    await mock.assertCovered("page:backward", "refusal:first-and-last", "listing:snapshots");
+    await assert.rejects(mock.assertCovered("page:*"), /required and never served: page:middle, page:last, page:empty, page:exact-fit$/);
+    await assert.rejects(mock.assertCovered("page:frist"), (e: unknown) => e instanceof HarnessError && e.status === 400 && /did you mean "page:first"\?/.test(e.message));
+    assert.match(await mock.coverageText(), /^coverage of 2 API requests since the journal was last emptied\n.*\npage: 2 of 6 served\n  served: first ×1, backward ×1\n/s);
+    const [refused] = await mock.requests({ listing: "transactions" });
+    assert.equal(refused!.refusal, "first-and-last");
+  });
+
   it("rejects a bad verify with the error body", async () => {
     const e = await mock.verify({ listing: "game" as never, count: 1 }).catch((err: unknown) => err);
     assert.ok(e instanceof HarnessError);
