@@ -208,52 +208,6 @@ func TestSimplerValues(t *testing.T) {
 	}
 }
 
-func TestGroup(t *testing.T) {
-	rows := Difference{Aspect: AspectRows, Level: Must, Detail: "rows"}
-	size := Difference{Aspect: AspectSize, Level: Must, Detail: "size"}
-	next := Difference{Aspect: AspectNext, Level: Must, Detail: "next"}
-	ties := Difference{Aspect: AspectTies, Level: Should, Detail: "ties"}
-	fails := []Failure{
-		{Query: q("partyId", "p", pFirst, "5", pNewest, "false"), Differences: []Difference{next, size, rows}},
-		{Query: q("partyId", "p", pFirst, "7"), Differences: []Difference{rows}},
-		{Query: q("gameId", "g"), Differences: []Difference{ties}},
-		{Query: q("partyId", "p", pFirst, "5", pNewest, "false"), Differences: []Difference{rows}}, // asked again
-		{Query: q("teamId", "t"), Differences: []Difference{size}},                                 // past the bound
-		{Query: q("teamId", "u")}, // no difference
-	}
-	var shrunkFor []Aspect
-	shrink := func(f Failure) (url.Values, []Difference) {
-		shrunkFor = append(shrunkFor, f.Primary().Aspect)
-		if f.Query.Has("partyId") {
-			return q("partyId", "p"), []Difference{size, rows, rows}
-		}
-		return nil, nil // could not be asked again
-	}
-	got := Group(fails, 3, shrink)
-	if len(got) != 3 {
-		t.Fatalf("%d findings, want 3: %+v", len(got), got)
-	}
-	if !slices.Equal(shrunkFor, []Aspect{AspectRows, AspectRows, AspectTies}) {
-		t.Errorf("shrunk for %v, want each failure's primary aspect, three at most", shrunkFor)
-	}
-	party := got[0]
-	if Canonical(party.Query) != "partyId=p" || !party.Shrunk || len(party.Found) != 3 {
-		t.Errorf("first finding %s shrunk %v from %d queries, want partyId=p from 3", Canonical(party.Query), party.Shrunk, len(party.Found))
-	}
-	if party.Primary() != rows || len(party.Differences) != 2 || party.Differences[1] != size {
-		t.Errorf("differences %v, want rows then size, once each", party.Differences)
-	}
-	if !party.Has(AspectSize, Must) || party.Has(AspectSize, Should) || party.Has(AspectNext, Must) {
-		t.Error("Has answers wrongly")
-	}
-	if g := got[1]; Canonical(g.Query) != "gameId=g" || g.Shrunk || g.Primary() != ties {
-		t.Errorf("second finding %+v, want gameId=g unshrunk", g)
-	}
-	if g := got[2]; Canonical(g.Query) != "teamId=t" || g.Shrunk || len(g.Found) != 1 {
-		t.Errorf("third finding %+v, want teamId=t, past the bound, unshrunk", g)
-	}
-}
-
 func TestFailurePrimary(t *testing.T) {
 	f := Failure{Differences: []Difference{
 		{Aspect: AspectTies, Level: Should}, {Aspect: AspectNext, Level: Must}, {Aspect: AspectRows, Level: Should}, {Aspect: AspectSize, Level: Must},
@@ -265,3 +219,18 @@ func TestFailurePrimary(t *testing.T) {
 		t.Error("AspectRank")
 	}
 }
+
+// TestFailurePrimaryKeepsTheFirstOfEquals: of two differences equally
+// firm and of one aspect, or of one level and a later aspect, the first
+// stays the primary.
+func TestFailurePrimaryKeepsTheFirstOfEquals(t *testing.T) {
+	f := Failure{Differences: []Difference{
+		{Aspect: AspectRows, Level: Must, Detail: "first"},
+		{Aspect: AspectRows, Level: Must, Detail: "second"},
+		{Aspect: AspectNext, Level: Must, Detail: "a later aspect"},
+	}}
+	if got := f.Primary().Detail; got != "first" {
+		t.Errorf("primary %q, want the first of the equals", got)
+	}
+}
+
