@@ -233,4 +233,3 @@ func TestFailurePrimaryKeepsTheFirstOfEquals(t *testing.T) {
 		t.Errorf("primary %q, want the first of the equals", got)
 	}
 }
-
