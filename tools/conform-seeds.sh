@@ -62,7 +62,7 @@ conform() {
 		rc=$?
 		echo "$(( ($(date +%s%N) - start) / 1000000 ))e-3 -" >"$work/time"
 	fi
-	read -r wall peak <"$work/time"
+	read -r wall peak < <(tail -1 "$work/time") # GNU time puts "Command exited..." first
 	local verdict rules traffic
 	verdict=$(grep -m1 '^Verdict:' "$out" | cut -d' ' -f2-)
 	rules=$(grep -m1 '^Rules:' "$out" | cut -d' ' -f2- | cut -d';' -f1)
@@ -71,6 +71,8 @@ conform() {
 	if [ "$rc" != 0 ]; then
 		failed=1
 		grep -E '^\s+FAILED|^  [A-Z]+-[A-Z]+-[0-9]+' "$out" | head -20
+		# The first problems of each failed rule, with their requests.
+		sed -n '/\[FAILED\] [A-Z]*-[A-Z]*-[0-9]*/,+14p' "$out" | head -60
 	fi
 }
 
