@@ -183,6 +183,12 @@ type Checker struct {
 // Of returns a request's query (nil when it has none or it does not parse)
 // and its findings; known says whether its path is a listing's.
 func (s *Checker) Of(r *http.Request, listing string, known bool) (url.Values, []string) {
+	return s.OfInto(r, listing, known, nil)
+}
+
+// OfInto is Of, its query parsed into buf (nil: a map of its own), so that
+// the query it returns is valid until buf's next use.
+func (s *Checker) OfInto(r *http.Request, listing string, known bool, buf *QueryBuffer) (url.Values, []string) {
 	var f findings
 	if !known {
 		f.add("unknown path %s%s", Quote(r.URL.Path), s.NearPath(r.URL.Path))
@@ -191,7 +197,10 @@ func (s *Checker) Of(r *http.Request, listing string, known bool) (url.Values, [
 	if r.URL.RawQuery == "" || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
 		return nil, nil
 	}
-	q, err := url.ParseQuery(r.URL.RawQuery)
+	if buf == nil {
+		buf = new(QueryBuffer)
+	}
+	q, err := buf.Parse(r.URL.RawQuery)
 	if err != nil {
 		return nil, nil // a 400 says what is wrong
 	}
