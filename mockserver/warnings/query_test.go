@@ -2,10 +2,13 @@ package warnings
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/chaindata/harness/generators/records"
 )
 
 // queryCases are queries whose parse QueryBuffer must make as
@@ -94,4 +97,36 @@ func FuzzQueryBuffer(f *testing.F) {
 			t.Errorf("Parse(%q) after %q = %v, %v; url.ParseQuery: %v, %v", raw, before, got, err, want, wantErr)
 		}
 	})
+}
+
+// TestOfCommonQueriesAllocate checks the findings of the queries most
+// requests send, which draw none, are found with no allocation once the
+// buffer has grown: the query parsed into it, no finding made, no number
+// parsed from an absent value. A value with a '+' takes its unescaped copy.
+func TestOfCommonQueriesAllocate(t *testing.T) {
+	c := &Checker{MaxPageSize: 5000, TxMaxPageSize: 5000, TxDefaultPageSize: 50, EpochWindow: 100}
+	tests := []struct {
+		target, listing string
+		want            float64
+	}{
+		{"/api/v2/network/parameters?pagination.first=100", records.ListingNetworkParameters, 0},
+		{"/api/v2/snapshots?pagination.first=100&pagination.after=abc", records.ListingSnapshots, 0},
+		{"/api/v2/games?pagination.first=100", records.ListingGames, 0},
+		{"/api/v2/games?epochFrom=5&epochTo=9", records.ListingGames, 0},
+		{"/transactions?first=50", records.ListingTransactions, 0},
+		{"/transactions?first=50&cmdTypes=Batch+Proposal", records.ListingTransactions, 1},
+	}
+	for _, tc := range tests {
+		r, err := http.NewRequest(http.MethodGet, tc.target, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf QueryBuffer
+		if q, found := c.OfInto(r, tc.listing, true, &buf); len(q) == 0 || len(found) > 0 {
+			t.Errorf("%s: query %v, findings %q; want its parameters and none", tc.target, q, found)
+		}
+		if got := testing.AllocsPerRun(50, func() { c.OfInto(r, tc.listing, true, &buf) }); got != tc.want {
+			t.Errorf("%s: %v allocations, want %v", tc.target, got, tc.want)
+		}
+	}
 }
