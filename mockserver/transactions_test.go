@@ -344,9 +344,9 @@ func TestTransactionsPaths(t *testing.T) {
 // TestTransactionsPageAllocations checks what a transactions page
 // allocates beside its body: nothing for a page of up to 64 rows, whose
 // rows are picked and gathered on the stack; for a filter of up to eight
-// types, only the list of their indexes; and more for a page of 65 rows or
-// a filter of more types. The journal's own copy of the rows is the
-// note's, not counted here (no note).
+// types or of parties, only the list of their indexes; and more for a page
+// of 65 rows or a filter of more types. The journal's own copy of the rows
+// is the note's, not counted here (no note).
 func TestTransactionsPageAllocations(t *testing.T) {
 	st, err := store.New(txWorld(t))
 	if err != nil {
@@ -370,6 +370,7 @@ func TestTransactionsPageAllocations(t *testing.T) {
 		{"nine types", txRequest{first: 50, cmdTypes: many}, 2, 8, 0},
 		{"eight types, oldest first", txRequest{last: 50, cmdTypes: many[:8]}, 1, 1, 0},
 		{"nine types, oldest first", txRequest{last: 50, cmdTypes: many}, 2, 8, 0},
+		{"three parties", txRequest{first: 50, parties: many[:3]}, 1, 1, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
