@@ -26,6 +26,11 @@ type QueryBuffer struct {
 // its errors are its own.
 const maxReusedParams = 32
 
+// maxReusedBytes is the longest query parsed into a QueryBuffer's own map:
+// what the buffer keeps of the last query until the next (its strings) is
+// thus at most this much, however long a hostile client's.
+const maxReusedBytes = 4096
+
 // reuseQueries is false when GODEBUG sets urlmaxqueryparams, which
 // url.ParseQuery alone reads: every query is then parsed by it.
 var reuseQueries = !strings.Contains(os.Getenv("GODEBUG"), "urlmaxqueryparams")
@@ -33,7 +38,7 @@ var reuseQueries = !strings.Contains(os.Getenv("GODEBUG"), "urlmaxqueryparams")
 // Parse returns the parameters of raw, and the first error met, as
 // url.ParseQuery(raw) does.
 func (b *QueryBuffer) Parse(raw string) (url.Values, error) {
-	if !reuseQueries || strings.Count(raw, "&") >= maxReusedParams || strings.Contains(raw, ";") {
+	if !reuseQueries || len(raw) > maxReusedBytes || strings.Count(raw, "&") >= maxReusedParams || strings.Contains(raw, ";") {
 		return url.ParseQuery(raw)
 	}
 	if b.values == nil {

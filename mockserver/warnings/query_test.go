@@ -59,7 +59,8 @@ func TestQueryBufferParsesAsParseQuery(t *testing.T) {
 
 // TestQueryBufferKeepsItsMap checks that a common query is parsed into the
 // buffer's own map, with no allocation once the buffer has grown, and that
-// a query of more parameters, or with a semicolon, gets a map of its own.
+// a query of more parameters or bytes, or with a semicolon, gets a map of
+// its own.
 func TestQueryBufferKeepsItsMap(t *testing.T) {
 	var buf QueryBuffer
 	first, _ := buf.Parse("a=1&b=2")
@@ -70,7 +71,11 @@ func TestQueryBufferKeepsItsMap(t *testing.T) {
 	if len(second) != 1 || second.Get("c") != "3" {
 		t.Errorf("the second query parsed to %v, want c=3 alone", second)
 	}
-	for _, raw := range []string{strings.Repeat("k=v&", maxReusedParams) + "k=v", "a=1;b=2"} {
+	long := "a=" + strings.Repeat("x", maxReusedBytes-2)
+	if got, _ := buf.Parse(long); reflect.ValueOf(got).UnsafePointer() != reflect.ValueOf(first).UnsafePointer() {
+		t.Errorf("a query of %d bytes was not parsed into the buffer's map", len(long))
+	}
+	for _, raw := range []string{strings.Repeat("k=v&", maxReusedParams) + "k=v", "a=1;b=2", long + "x"} {
 		other, _ := buf.Parse(raw)
 		if reflect.ValueOf(other).UnsafePointer() == reflect.ValueOf(first).UnsafePointer() {
 			t.Errorf("Parse(%.40q…) used the buffer's map", raw)
