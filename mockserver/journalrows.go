@@ -42,7 +42,7 @@ func (s *Server) expectedRows(listing string, q url.Values, page *journal.Page) 
 		}
 		s.store.Read(func(st store.Reader) {
 			count := min(count, len(st.TxKeys()))
-			rows, found = toInt32(s.txSource(st, req).ascend(0, count, count)), true
+			rows, found = toInt32(s.txSource(st, req).ascend(nil, 0, count, count)), true
 		})
 	case records.ListingKeyRotations:
 		if node, ok := records.Query(q).Get("nodeId", "node_id"); ok && node != "" {

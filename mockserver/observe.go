@@ -12,6 +12,7 @@ import (
 	"github.com/chaindata/harness/mockserver/faults"
 	"github.com/chaindata/harness/mockserver/journal"
 	"github.com/chaindata/harness/mockserver/store"
+	"github.com/chaindata/harness/mockserver/warnings"
 )
 
 // The observing middleware sits in front of the fault injector: it works
@@ -214,6 +215,10 @@ type observedWriter struct {
 	r        *http.Request
 	listing  string
 	warnings []string
+	// queries is where the request's query is parsed (note.query): kept
+	// with the writer from request to request, so that parsing one
+	// allocates nothing.
+	queries warnings.QueryBuffer
 }
 
 func (o *observedWriter) WriteHeader(code int) {
@@ -256,12 +261,12 @@ func (o *observedWriter) record() {
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		o := s.observers.Get().(*observedWriter)
-		*o = observedWriter{ResponseWriter: w, s: s, start: startOf(w), r: r}
+		*o = observedWriter{ResponseWriter: w, s: s, start: startOf(w), r: r, queries: o.queries}
 		defer s.release(o)
 		o.id = s.journal.Reserve()
 		listing, known := s.listingOf[r.URL.Path]
 		o.listing = listing
-		o.note.query, o.warnings = s.warn.Of(r, listing, known)
+		o.note.query, o.warnings = s.warn.OfInto(r, listing, known, &o.queries)
 		h := w.Header()
 		for _, text := range o.warnings {
 			h.Add(WarningHeader, text)
@@ -278,7 +283,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 // client gone) and puts its writer back for the next.
 func (s *Server) release(o *observedWriter) {
 	o.record()
-	*o = observedWriter{}
+	*o = observedWriter{queries: o.queries}
 	s.observers.Put(o)
 }
 

@@ -27,22 +27,25 @@ type txRequest struct {
 // block explorer checks them, with its messages.
 func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 	var req txRequest
-	for _, c := range []struct {
-		name string
-		dst  *int64
-	}{{"first", &req.first}, {"last", &req.last}} {
-		v, ok := q.Get(c.name)
+	// The limits by name, not through pointers into req, which would move
+	// req to the heap.
+	for i, name := range [2]string{"first", "last"} {
+		v, ok := q.Get(name)
 		if !ok || v == "" {
 			continue
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return req, parseError(c.name, v, err)
+			return req, parseError(name, v, err)
 		}
 		if n < 0 {
-			return req, invalidArgument("invalid limit", c.name+" must not be negative").as(RefusalLimit)
+			return req, invalidArgument("invalid limit", name+" must not be negative").as(RefusalLimit)
 		}
-		*c.dst = n
+		if i == 0 {
+			req.first = n
+		} else {
+			req.last = n
+		}
 	}
 	before, hasBefore := q.Get("before")
 	after, hasAfter := q.Get("after")
@@ -53,11 +56,10 @@ func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 	if req.first > 0 && req.last > 0 {
 		return req, invalidArgument("cannot use both limits `first` and `last` within the same query", "").as(RefusalFirstAndLast)
 	}
-	for _, c := range []struct {
+	for i, c := range [2]struct {
 		text string
 		set  bool
-		dst  **records.TxKey
-	}{{before, hasBefore, &req.before}, {after, hasAfter, &req.after}} {
+	}{{before, hasBefore}, {after, hasAfter}} {
 		if !c.set {
 			continue
 		}
@@ -65,7 +67,11 @@ func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 		if err != nil {
 			return req, invalidArgument("invalid cursor string: "+quote.Value(c.text), err.Error()).as(RefusalInvalidCursor)
 		}
-		*c.dst = &k
+		if i == 0 {
+			req.before = &k
+		} else {
+			req.after = &k
+		}
 	}
 	if req.before != nil && req.after != nil && !req.after.Less(*req.before) {
 		return req, invalidArgument("cursors `before` and `after` do not create a valid window", "").as(RefusalInvalidWindow)
@@ -116,12 +122,14 @@ func (s *Server) transactionsPage(st store.Reader, req txRequest, b []byte, note
 			return !keys[i].Less(k)
 		})
 	}
+	// A page of up to smallPage rows is picked and gathered on the stack.
+	var pickedOn [smallPage]int
 	var picked []int
 	switch {
 	case req.before != nil && req.after != nil:
 		lo, hi := pos(*req.after, true), pos(*req.before, false)
 		// One more than the page holds tells whether the window is cut.
-		picked = src.descend(hi, s.cfg.TxMaxPageSize+1, lo)
+		picked = src.descend(pickedOn[:0], hi, s.cfg.TxMaxPageSize+1, lo)
 		if len(picked) > s.cfg.TxMaxPageSize {
 			picked = picked[:s.cfg.TxMaxPageSize]
 			note.windowCut()
@@ -132,9 +140,9 @@ func (s *Server) transactionsPage(st store.Reader, req txRequest, b []byte, note
 			n = s.cfg.TxDefaultPageSize
 		}
 		if req.before != nil {
-			picked = src.descend(pos(*req.before, false), n, 0)
+			picked = src.descend(pickedOn[:0], pos(*req.before, false), n, 0)
 		} else {
-			picked = reverse(src.ascend(0, n, len(keys)))
+			picked = reverse(src.ascend(pickedOn[:0], 0, n, len(keys)))
 		}
 	default:
 		n := int(req.first)
@@ -142,20 +150,24 @@ func (s *Server) transactionsPage(st store.Reader, req txRequest, b []byte, note
 			n = s.cfg.TxDefaultPageSize
 		}
 		if req.after != nil {
-			picked = reverse(src.ascend(pos(*req.after, true), n, len(keys)))
+			picked = reverse(src.ascend(pickedOn[:0], pos(*req.after, true), n, len(keys)))
 		} else {
-			picked = src.descend(len(keys), n, 0)
+			picked = src.descend(pickedOn[:0], len(keys), n, 0)
 		}
 	}
 	note.txPage(st, picked, s.txAsked(req))
 	// The records are read first and the page sized to hold them, rather
 	// than grown (and copied) as they are appended: pages of big commands
 	// are most of the mock's work.
-	txs := make([][]byte, len(picked))
+	var txsOn [smallPage][]byte
+	txs := txsOn[:0]
+	if len(picked) > smallPage {
+		txs = make([][]byte, 0, len(picked))
+	}
 	size := len(`{"transactions":[]}`) + len(picked) + 1
-	for i, idx := range picked {
-		txs[i] = st.Tx(idx)
-		size += len(txs[i])
+	for _, idx := range picked {
+		txs = append(txs, st.Tx(idx))
+		size += len(txs[len(txs)-1])
 	}
 	b = slices.Grow(b, size)
 	b = append(b, `{"transactions":[`...)
@@ -179,34 +191,29 @@ type txSource struct {
 
 // txSource picks the narrowest indexes for the request's filters.
 func (s *Server) txSource(st store.Reader, req txRequest) txSource {
-	excluded := map[string]bool{}
-	for _, t := range req.excludeTypes {
-		excluded[t] = true
-	}
-	included := map[string]bool{}
-	for _, t := range req.cmdTypes {
-		included[t] = true
-	}
-	typeOK := func(i int) bool {
-		t := st.TxType(i)
-		return !excluded[t] && (len(included) == 0 || included[t])
-	}
 	src := txSource{n: len(st.TxKeys())}
 	switch {
 	case len(req.parties) > 0:
+		src.lists = make([][]int32, 0, len(req.parties))
 		for _, p := range req.parties {
 			src.lists = append(src.lists, st.TxsOfParty(p))
 		}
-		if len(included) > 0 || len(excluded) > 0 {
-			src.keep = typeOK
+		if len(req.cmdTypes) > 0 || len(req.excludeTypes) > 0 {
+			src.keep = typeFilter(st, req.cmdTypes, req.excludeTypes)
 		}
-	case len(included) > 0:
-		for t := range included {
-			if !excluded[t] {
+	case len(req.cmdTypes) > 0:
+		// The sets are the request's own (a few types: on the stack); a
+		// type given twice is listed once.
+		excluded, included := typeSet(req.excludeTypes), map[string]bool{}
+		src.lists = make([][]int32, 0, len(req.cmdTypes))
+		for _, t := range req.cmdTypes {
+			if !excluded[t] && !included[t] {
+				included[t] = true
 				src.lists = append(src.lists, st.TxsOfType(t))
 			}
 		}
-	case len(excluded) > 0:
+	case len(req.excludeTypes) > 0:
+		excluded := typeSet(req.excludeTypes)
 		st.EachTxType(func(t string, list []int32) {
 			if !excluded[t] {
 				src.lists = append(src.lists, list)
@@ -218,17 +225,41 @@ func (s *Server) txSource(st store.Reader, req txRequest) txSource {
 	return src
 }
 
-// ascend returns up to n matching rows with index in [from, limit),
-// ascending.
-func (src txSource) ascend(from, n, limit int) []int {
-	out := make([]int, 0, min(n, 1024))
+// typeSet returns the set of types.
+func typeSet(types []string) map[string]bool {
+	set := make(map[string]bool, len(types))
+	for _, t := range types {
+		set[t] = true
+	}
+	return set
+}
+
+// typeFilter returns whether row i's type is one of included (any, when
+// none is) and none of excluded.
+func typeFilter(st store.Reader, included, excluded []string) func(i int) bool {
+	in, out := typeSet(included), typeSet(excluded)
+	return func(i int) bool {
+		t := st.TxType(i)
+		return !out[t] && (len(in) == 0 || in[t])
+	}
+}
+
+// smallPage is the most rows of a transactions page picked and gathered in
+// arrays on the stack: the default page (50) and most asked for.
+const smallPage = 64
+
+// ascend appends to out[:0] up to n matching rows with index in [from,
+// limit), ascending: in out's array when they fit.
+func (src txSource) ascend(out []int, from, n, limit int) []int {
+	out = roomFor(out, n)
 	if src.all {
 		for i := from; i < limit && len(out) < n; i++ {
 			out = append(out, i)
 		}
 		return out
 	}
-	heads := make([]int, len(src.lists))
+	var headsOn [8]int
+	heads := headsOf(headsOn[:], len(src.lists))
 	for k, l := range src.lists {
 		heads[k] = sort.Search(len(l), func(i int) bool { return int(l[i]) >= from })
 	}
@@ -254,17 +285,18 @@ func (src txSource) ascend(from, n, limit int) []int {
 	return out
 }
 
-// descend returns up to n matching rows with index in [floor, below),
-// descending.
-func (src txSource) descend(below, n, floor int) []int {
-	out := make([]int, 0, min(n, 1024))
+// descend appends to out[:0] up to n matching rows with index in [floor,
+// below), descending: in out's array when they fit.
+func (src txSource) descend(out []int, below, n, floor int) []int {
+	out = roomFor(out, n)
 	if src.all {
 		for i := below - 1; i >= floor && len(out) < n; i-- {
 			out = append(out, i)
 		}
 		return out
 	}
-	heads := make([]int, len(src.lists)) // index of the next element to take, counting down
+	var headsOn [8]int
+	heads := headsOf(headsOn[:], len(src.lists)) // index of the next element to take, counting down
 	for k, l := range src.lists {
 		heads[k] = sort.Search(len(l), func(i int) bool { return int(l[i]) >= below }) - 1
 	}
@@ -288,6 +320,24 @@ func (src txSource) descend(below, n, floor int) []int {
 		}
 	}
 	return out
+}
+
+// roomFor returns out emptied, with room for min(n, 1024) rows (a bigger
+// page grows as it fills).
+func roomFor(out []int, n int) []int {
+	if want := min(n, 1024); cap(out) < want {
+		return make([]int, 0, want)
+	}
+	return out[:0]
+}
+
+// headsOf returns the first n of on, or n ints of their own when on is
+// shorter.
+func headsOf(on []int, n int) []int {
+	if n > len(on) {
+		return make([]int, n)
+	}
+	return on[:n]
 }
 
 func reverse(x []int) []int {

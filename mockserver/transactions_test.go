@@ -12,6 +12,7 @@ import (
 
 	"github.com/chaindata/harness/generators/records"
 	"github.com/chaindata/harness/generators/world"
+	"github.com/chaindata/harness/mockserver/store"
 	"github.com/chaindata/harness/schemas"
 )
 
@@ -162,6 +163,16 @@ func TestTransactions(t *testing.T) {
 		{name: "filter and last/before", q: txQuery{cmdTypes: []string{order}, last: 3, before: c(100)}, want: 3},
 		{name: "filter and a window", q: txQuery{excludeCmdTypes: []string{order}, after: c(20), before: c(80)}, want: -1},
 		{name: "filter and last alone", q: txQuery{cmdTypes: []string{cancel}, last: 4}, want: 4},
+		// A page of up to 64 rows, and the lists of up to 8 types or
+		// parties, are gathered on the stack; more take memory of their own.
+		{name: "first 64: the most rows gathered on the stack", q: txQuery{first: 64}, want: 64},
+		{name: "first 65: one row more", q: txQuery{first: 65}, want: 65},
+		{name: "last 65 after a filter", q: txQuery{excludeCmdTypes: []string{amend}, last: 65}, want: 65},
+		{name: "cmdTypes, ten: more lists than the stack holds", q: txQuery{cmdTypes: []string{order, amend, cancel, "Batch Proposal",
+			"Batch Market Instructions", "Type 6", "Type 7", "Type 8", "Type 9", "Type 10"}, first: 5000}, want: -1},
+		{name: "cmdTypes, eight with a repeat", q: txQuery{cmdTypes: []string{order, "Type 2", "Type 3", "Type 4", "Type 5", "Type 6", "Type 7", order}, first: 5000}, want: -1},
+		{name: "parties, nine", q: txQuery{parties: []string{busy, receiverParty, hexID("p3"), hexID("p4"), hexID("p5"), hexID("p6"),
+			hexID("p7"), hexID("p8"), hexID("p9")}}, want: bySubmitter[busy] + 1},
 		{name: "snake_case cmd_types", raw: "cmd_types=" + url.QueryEscape(order), q: txQuery{cmdTypes: []string{order}}, want: -1},
 		{name: "snake_case exclude_cmd_types", raw: "exclude_cmd_types=" + url.QueryEscape(order), q: txQuery{excludeCmdTypes: []string{order}}, want: 50},
 		{name: "both spellings add up", raw: "cmdTypes=" + url.QueryEscape(order) + "&cmd_types=" + url.QueryEscape(amend), q: txQuery{cmdTypes: []string{order, amend}}, want: -1},
@@ -325,6 +336,58 @@ func TestTransactionsPaths(t *testing.T) {
 			}
 			for _, p := range tc.absent {
 				checkError(t, s.get(t, p, "first=3"), wantErr{status: 404, detail: detailNotMapped, text: "/rest/transactions"})
+			}
+		})
+	}
+}
+
+// TestTransactionsPageAllocations checks what a transactions page
+// allocates beside its body: nothing for a page of up to 64 rows, whose
+// rows are picked and gathered on the stack; for a filter of up to eight
+// types or of parties, only the list of their indexes; and more for a page
+// of 65 rows or a filter of more types. The journal's own copy of the rows
+// is the note's, not counted here (no note).
+func TestTransactionsPageAllocations(t *testing.T) {
+	st, err := store.New(txWorld(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := New(Config{}, st)
+	many := []string{"A", "B", "C", "D", "E", "F", "G", "H", "I"}
+	tests := []struct {
+		name     string
+		req      txRequest
+		least    float64 // allocations at least
+		most     float64 // and at most
+		wantRows int     // -1: not checked
+	}{
+		{"64 rows", txRequest{first: 64}, 0, 0, 64},
+		{"65 rows", txRequest{first: 65}, 2, 2, 65},
+		{"64 rows, oldest first", txRequest{last: 64}, 0, 0, 64},
+		{"two types", txRequest{first: 50, cmdTypes: []string{"Submit Order", "Amend Order"}}, 1, 1, -1},
+		{"eight types", txRequest{first: 50, cmdTypes: many[:8]}, 1, 1, 0},
+		{"nine types", txRequest{first: 50, cmdTypes: many}, 2, 8, 0},
+		{"eight types, oldest first", txRequest{last: 50, cmdTypes: many[:8]}, 1, 1, 0},
+		{"nine types, oldest first", txRequest{last: 50, cmdTypes: many}, 2, 8, 0},
+		{"three parties", txRequest{first: 50, parties: many[:3]}, 1, 1, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			buf := make([]byte, 0, 1<<20)
+			var body []byte
+			allocs := testing.AllocsPerRun(20, func() {
+				st.Read(func(r store.Reader) { body = s.transactionsPage(r, tc.req, buf[:0], nil) })
+			})
+			if allocs < tc.least || allocs > tc.most {
+				t.Errorf("%v allocations, want %v to %v", allocs, tc.least, tc.most)
+			}
+			var page struct{ Transactions []json.RawMessage }
+			if err := json.Unmarshal(body, &page); err != nil {
+				t.Fatalf("the page does not parse: %v", err)
+			}
+			if tc.wantRows >= 0 && len(page.Transactions) != tc.wantRows {
+				t.Errorf("%d rows, want %d", len(page.Transactions), tc.wantRows)
 			}
 		})
 	}

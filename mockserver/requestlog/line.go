@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -78,7 +79,7 @@ func appendText(b []byte, e *Entry) []byte {
 
 func appendJSON(b []byte, e *Entry) []byte {
 	b = append(b, `{"time":"`...)
-	b = e.Time.AppendFormat(b, time.RFC3339Nano)
+	b = appendJSONTime(b, e.Time)
 	b = append(b, `","level":"INFO","msg":"request","method":"`...)
 	b = appendJSONString(b, e.Method)
 	b = append(b, `","path":"`...)
@@ -105,18 +106,64 @@ func appendJSON(b []byte, e *Entry) []byte {
 
 // appendTextTime appends t as the text format does: RFC 3339 with the
 // milliseconds, truncated. The date, the time to the second and the zone
-// are AppendFormat's RFC 3339, which it writes by a fast path of its own
-// (the layout with milliseconds goes through its general one, half the
-// cost of a line); the milliseconds go after the seconds, nine bytes after
-// the T whatever the year's digits.
+// are those stampOf keeps for t's second.
 func appendTextTime(b []byte, t time.Time) []byte {
-	var tmp [48]byte
-	whole := t.AppendFormat(tmp[:0], time.RFC3339) // 2006-01-02T15:04:05Z07:00
-	secondsEnd := bytes.IndexByte(whole, 'T') + len("T15:04:05")
-	b = append(b, whole[:secondsEnd]...)
+	st := stampOf(t)
+	b = append(b, st.seconds...)
 	ms := t.Nanosecond() / 1e6
 	b = append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
-	return append(b, whole[secondsEnd:]...)
+	return append(b, st.zone...)
+}
+
+// appendJSONTime appends t as the JSON format does: RFC 3339 with the
+// nanoseconds, their trailing zeros dropped, and no fraction at all for a
+// whole second (time.RFC3339Nano).
+func appendJSONTime(b []byte, t time.Time) []byte {
+	st := stampOf(t)
+	b = append(b, st.seconds...)
+	if ns := t.Nanosecond(); ns != 0 {
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i > 0; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := 10
+		for frac[n-1] == '0' {
+			n--
+		}
+		b = append(b, frac[:n]...)
+	}
+	return append(b, st.zone...)
+}
+
+// stamp is the text of one second in one location, as AppendFormat's RFC
+// 3339 writes it: the date and time to the second, and the zone.
+type stamp struct {
+	unix          int64
+	loc           *time.Location
+	seconds, zone string
+}
+
+// lastStamp is the stamp made last: the lines of one second, most of a
+// busy log's, share it, and so format no date (AppendFormat's RFC 3339
+// is a fifth of the cost of a line).
+var lastStamp atomic.Pointer[stamp]
+
+// stampOf returns the stamp of t's second in t's location, made when it is
+// not the last one made (once a second; an allocation each time).
+func stampOf(t time.Time) *stamp {
+	unix, loc := t.Unix(), t.Location()
+	if st := lastStamp.Load(); st != nil && st.unix == unix && st.loc == loc {
+		return st
+	}
+	var tmp [48]byte
+	whole := t.AppendFormat(tmp[:0], time.RFC3339) // 2006-01-02T15:04:05Z07:00
+	// The zone starts nine bytes after the T, whatever the year's digits.
+	end := bytes.IndexByte(whole, 'T') + len("T15:04:05")
+	st := &stamp{unix: unix, loc: loc, seconds: string(whole[:end]), zone: string(whole[end:])}
+	lastStamp.Store(st)
+	return st
 }
 
 // plainASCII reports whether an ASCII byte goes into a JSON string as it

@@ -3,10 +3,12 @@ package requestlog
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 )
@@ -193,5 +195,53 @@ func TestTextTimeOfOtherYears(t *testing.T) {
 		if got := string(appendTextTime(nil, at)); got != want {
 			t.Errorf("appendTextTime(%v) = %q, want %q", at, got, want)
 		}
+	}
+}
+
+// TestTimesAsAppendFormat checks both formats' times against AppendFormat's,
+// for times one after another that share the last one's second or not, its
+// location or not (another zone, the same instant elsewhere, the local
+// zone), with fractions of every length; then from goroutines at once,
+// each its own times, so that one's stamp cannot show in another's line.
+func TestTimesAsAppendFormat(t *testing.T) {
+	east, west := time.FixedZone("east", 5*3600+30*60), time.FixedZone("west", -8*3600)
+	base := time.Date(2026, 11, 28, 8, 9, 34, 0, time.UTC)
+	var times []time.Time
+	for _, ns := range []int{0, 1, 7_000_000, 123_456_789, 100_000_000, 999_999_999, 120_000} {
+		at := base.Add(time.Duration(ns))
+		times = append(times, at, at, at.In(east), at.In(west), at.Add(time.Second), at.Add(-time.Second).In(east), at.Local())
+	}
+	times = append(times, time.Now(), time.Date(10000, 1, 2, 3, 4, 5, 678_900_000, time.UTC), time.Date(-1, 1, 2, 3, 4, 5, 1, west))
+	check := func(at time.Time) string {
+		if got, want := string(appendTextTime(nil, at)), at.Format("2006-01-02T15:04:05.000Z07:00"); got != want {
+			return fmt.Sprintf("appendTextTime(%v) = %q, want %q", at, got, want)
+		}
+		if got, want := string(appendJSONTime(nil, at)), at.Format(time.RFC3339Nano); got != want {
+			return fmt.Sprintf("appendJSONTime(%v) = %q, want %q", at, got, want)
+		}
+		return ""
+	}
+	for _, at := range times {
+		if msg := check(at); msg != "" {
+			t.Error(msg)
+		}
+	}
+	errs := make(chan string, 4*len(times))
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range times {
+				if msg := check(times[(i+g*3)%len(times)].Add(time.Duration(g) * time.Hour)); msg != "" {
+					errs <- msg
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for msg := range errs {
+		t.Error(msg)
 	}
 }

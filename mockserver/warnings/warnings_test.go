@@ -81,6 +81,14 @@ func TestCheckerAlone(t *testing.T) {
 		{"/transactions?first=0", records.ListingTransactions, true, []string{"the default 5 transactions"}},
 		{"/transactions?cmdTypes=Recorded+Type", records.ListingTransactions, true, nil},
 		{"/transactions?cmdTypes=Recorded+Typo", records.ListingTransactions, true, []string{`no such command type; did you mean "Recorded Type"?`}},
+		// A type the generators make draws nothing, whichever spelling
+		// carries it; one they do not make is looked at, in either.
+		{"/transactions?cmdTypes=Submit+Order&cmd_types=Cancel+Order&excludeCmdTypes=Batch+Proposal", records.ListingTransactions, true, nil},
+		{"/transactions?cmdTypes=Submit+Order&cmd_types=Recorded+Typo", records.ListingTransactions, true, []string{`cmdTypes="Recorded Typo" matches no transaction`}},
+		{"/transactions?cmd_types=Submit+Order&cmdTypes=Recorded+Typo", records.ListingTransactions, true, []string{`cmdTypes="Recorded Typo" matches no transaction`}},
+		{"/transactions?excludeCmdTypes=Submit+Order&exclude_cmd_types=Recorded+Typo", records.ListingTransactions, true, []string{`excludeCmdTypes="Recorded Typo" excludes nothing`}},
+		{"/transactions?exclude_cmd_types=Recorded+Typo&excludeCmdTypes=Submit+Order", records.ListingTransactions, true, []string{`excludeCmdTypes="Recorded Typo" excludes nothing`}},
+		{"/transactions?cmdTypes=Recorded+Type&cmdTypes=Recorded+Typo&cmdTypes=Recorded+Typo", records.ListingTransactions, true, []string{`no such command type`}},
 		{"/transactions", records.ListingTransactions, true, nil},
 	}
 	for _, tc := range tests {
