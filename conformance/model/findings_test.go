@@ -96,7 +96,12 @@ func TestSideBySide(t *testing.T) {
 		{"one row missing", rows[:4], append(slices.Clone(rows[:2]), rows[3]), 10,
 			[]string{"expected   got", "     1  9          9", ">    3  7          6", ">    4  6          (none)"}, nil},
 		{"context from two before the first difference", rows, append(slices.Clone(rows[:5]), snaps(1, 0)...), 3,
-			[]string{"     4  6", "     5  5", ">    6  4          1", "... 1 more places (expected 7 rows, got 7)"}, []string{"  3  7"}},
+			[]string{"     4  6", "     5  5", ">    6  4          1", "... 1 more places (expected 7 rows, got 7)"}, []string{"  3  7", ">    7"}},
+		{"the answer a row short", rows[:3], rows[:2], 5, []string{">    3  7          (none)"}, nil},
+		{"the width of the places shown", []Row{{Key: Key{Num: 1, Str: "a"}}, {Key: Key{Num: 1, Str: "a-long-identifier"}}}, []Row{{Key: Key{Num: 1, Str: "b"}}}, 1,
+			[]string{"       expected   got\n>    1  1/a        1/b\n"}, nil},
+		{"a long key widens its column", []Row{{Key: Key{Num: 1, Str: "a-long-identifier"}}}, []Row{{Key: Key{Num: 1, Str: "b"}}}, 1,
+			[]string{">    1  1/a-long-identifier   1/b"}, nil},
 		{"an extra row", rows[:1], rows[:2], 4, []string{">    2  (none)     8"}, nil},
 		{"at least one line", rows[:1], snaps(3), 0, []string{">    1  9"}, []string{"more places"}},
 	} {
