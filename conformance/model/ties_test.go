@@ -111,6 +111,12 @@ func TestArrangeTiesRefusesASplitKey(t *testing.T) {
 	if _, _, ok := arrangeByAnswer(seq, nil, true, &Key{Num: 3, Str: "a"}, false); ok {
 		t.Error("a gap inside the cursor's key was arranged")
 	}
+	// A gap at either end splits nothing.
+	for _, seq := range [][]item{{{gap: true}, {row: r("a")}}, {{row: r("a")}, {gap: true}}} {
+		if out, _, ok := arrangeByAnswer(seq, nil, true, &Key{Num: 3, Str: "a"}, false); !ok || len(out) != 2 {
+			t.Errorf("a gap at an end: arranged %v, %d items", ok, len(out))
+		}
+	}
 }
 
 // TestTiesFlagsAroundACursor: the rows of the cursor's key an answer does
