@@ -100,8 +100,8 @@ func TestSideBySide(t *testing.T) {
 		{"the answer a row short", rows[:3], rows[:2], 5, []string{">    3  7          (none)"}, nil},
 		{"the width of the places shown", []Row{{Key: Key{Num: 1, Str: "a"}}, {Key: Key{Num: 1, Str: "a-long-identifier"}}}, []Row{{Key: Key{Num: 1, Str: "b"}}}, 1,
 			[]string{"       expected   got\n>    1  1/a        1/b\n"}, nil},
-		{"a long key widens its column", []Row{{Key: Key{Num: 1, Str: "a-long-identifier"}}}, []Row{{Key: Key{Num: 1, Str: "b"}}}, 1,
-			[]string{">    1  1/a-long-identifier   1/b"}, nil},
+		{"a long key widens its column", []Row{{Key: Key{Num: 1, Str: "a-long-identifier"}}, {Key: Key{Num: 1, Str: "b"}}}, []Row{{Key: Key{Num: 1, Str: "x"}}, {Key: Key{Num: 1, Str: "b"}}}, 2,
+			[]string{">    1  1/a-long-identifier   1/x\n     2  1/b                   1/b\n"}, nil},
 		{"an extra row", rows[:1], rows[:2], 4, []string{">    2  (none)     8"}, nil},
 		{"at least one line", rows[:1], snaps(3), 0, []string{">    1  9"}, []string{"more places"}},
 	} {

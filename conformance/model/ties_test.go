@@ -55,6 +55,7 @@ func TestTiesUnderAFilter(t *testing.T) {
 		{"unfiltered, other order", url.Values{"pagination.first": {"3"}}, gamesPage("3c", "3b", "3a"), "rows"},
 		{"window, other order", url.Values{"epochTo": {"3"}, "pagination.first": {"3"}}, gamesPage("3c", "3b", "3a"), ""},
 		{"window, a wrong row", url.Values{"epochTo": {"3"}, "pagination.first": {"3"}}, gamesPage("3c", "3b", "2a"), "rows"},
+		{"window, two of an epoch in its own order", url.Values{"epochTo": {"3"}, "pagination.first": {"2"}}, gamesPage("3c", "3b"), ""},
 		// after 3b: the query may have placed a and c on either side.
 		{"after, none beside", url.Values{"epochTo": {"3"}, "pagination.after": {"g3b="}, "pagination.first": {"3"}}, gamesPage("2a", "2b", "2c"), ""},
 		{"after, one beside", url.Values{"epochTo": {"3"}, "pagination.after": {"g3b="}, "pagination.first": {"3"}}, gamesPage("3c", "2a", "2b"), ""},
