@@ -121,7 +121,9 @@ lint:
 ##     VERDICT_PKGS: the self-tests, whose subject is the suite's verdicts
 ##     over whole runs against in-process mocks, and the model's agreement
 ##     with the mock over thousands of queries (the mock's races are the
-##     mockserver packages' tests, in pass 1);
+##     mockserver packages' tests, in pass 1), and make bench-wire's tool,
+##     whose test runs it whole over processes (47 s under the detector,
+##     half a second without);
 ##  3. DATA_PKGS again with the race detector and -short: their concurrent
 ##     code (the generator's workers, the parallel validator, the index's
 ##     parsers) runs under the detector, their long tests skip or shrink.
@@ -136,9 +138,9 @@ lint:
 # cache by import path rather than directory, so that a fresh clone or a
 # worktree of the checkout reuses what an earlier run compiled.
 TESTFLAGS    ?= -trimpath
-VERDICT_PKGS = ./conformance/selftest ./conformance/model/agreement
+VERDICT_PKGS = ./conformance/selftest ./conformance/model/agreement ./internal/tools/wirebench
 DATA_PKGS    = ./generators/... ./schemas/...
-RACE_PKGS = $$($(GO) list $(PKGS) | grep -v -e '/conformance/selftest$$' -e '/conformance/model/agreement$$' -e '/generators\(/\|$$\)' -e '/schemas\(/\|$$\)')
+RACE_PKGS = $$($(GO) list $(PKGS) | grep -v -e '/conformance/selftest$$' -e '/conformance/model/agreement$$' -e '/internal/tools/wirebench$$' -e '/generators\(/\|$$\)' -e '/schemas\(/\|$$\)')
 test: lint
 	@$(MACHINE)
 	@set -u; pass2=$$(mktemp); p2=; trap 'rm -f $$pass2' EXIT; \
