@@ -47,7 +47,11 @@ done
 "$PYTHON" "$here/answers.py" "$work/openapi.json" "$url" 37
 
 echo "== the conformance suite against the edge world"
-"$harness" conform --base-url "$url" >"$work/conform.out" 2>&1 || { cat "$work/conform.out" >&2; echo "check-export-edges: the suite fails against the edge world" >&2; exit 1; }
+# The relation rules are left out: the edge world's commands hold values at
+# the schemas' boundaries (an expiry of 0, bounds at their extremes, a rank
+# table in any order) that an accepted command's relations forbid, on
+# purpose (docs/edge-world.md).
+"$harness" conform --base-url "$url" --label-filter '!relations' >"$work/conform.out" 2>&1 || { cat "$work/conform.out" >&2; echo "check-export-edges: the suite fails against the edge world" >&2; exit 1; }
 grep -E '^(Rules|Verdict):' "$work/conform.out"
 kill "$server"
 server=
