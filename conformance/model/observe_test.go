@@ -386,3 +386,19 @@ func TestObserverBoundsItsFindings(t *testing.T) {
 		t.Errorf("findings %q and %q; %d answers named", found[0].Later, found[1].Later, len(o.urls))
 	}
 }
+
+// TestTrackKeepsTheFirstOfEqualHeads: a head equal to the record before it
+// is no record, and an equal head come back earlier replaces the later
+// one: the track names the first answer that showed each head.
+func TestTrackKeepsTheFirstOfEqualHeads(t *testing.T) {
+	var tr track
+	tr.add(at(2), 5, 2)
+	tr.add(at(3), 5, 3) // equal, later: no record
+	if len(tr.points) != 1 || tr.points[0].url != 2 {
+		t.Errorf("points %+v, want the answer of head 5 at 2 alone", tr.points)
+	}
+	tr.add(at(1), 5, 1) // equal, earlier: the record now
+	if len(tr.points) != 1 || tr.points[0].url != 1 || !tr.points[0].at.Equal(at(1)) {
+		t.Errorf("points %+v, want the one answer of head 5 that came back first", tr.points)
+	}
+}
