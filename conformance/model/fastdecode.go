@@ -332,20 +332,14 @@ func (s *scanner) individuals(rec *record) bool {
 		rec.Individual = nil
 		return true
 	}
-	rec.Individual = &struct {
-		Individual []struct {
-			Individual string `json:"individual"`
-		} `json:"individual"`
-	}{}
+	rec.Individual = &individualEntries{}
 	var players []string
 	ok := s.members([]string{"individual"}, func(int) bool {
 		players = players[:0]
 		return s.each(func() bool { return s.entry(&players) })
 	})
 	for _, p := range players {
-		rec.Individual.Individual = append(rec.Individual.Individual, struct {
-			Individual string `json:"individual"`
-		}{p})
+		rec.Individual.Individual = append(rec.Individual.Individual, partyEntry{p})
 	}
 	return ok
 }
@@ -356,17 +350,7 @@ func (s *scanner) teams(rec *record) bool {
 		rec.Team = nil
 		return true
 	}
-	type teamEntry = struct {
-		Team struct {
-			TeamID               string `json:"teamId"`
-			MembersParticipating []struct {
-				Individual string `json:"individual"`
-			} `json:"membersParticipating"`
-		} `json:"team"`
-	}
-	rec.Team = &struct {
-		Team []teamEntry `json:"team"`
-	}{}
+	rec.Team = &teamEntries{}
 	return s.members([]string{"team"}, func(int) bool {
 		rec.Team.Team = nil
 		return s.each(func() bool {
@@ -385,9 +369,7 @@ func (s *scanner) teams(rec *record) bool {
 					}
 					e.Team.MembersParticipating = nil
 					for _, m := range members {
-						e.Team.MembersParticipating = append(e.Team.MembersParticipating, struct {
-							Individual string `json:"individual"`
-						}{m})
+						e.Team.MembersParticipating = append(e.Team.MembersParticipating, partyEntry{m})
 					}
 					return true
 				})

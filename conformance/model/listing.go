@@ -165,32 +165,19 @@ func (n *num) UnmarshalJSON(b []byte) error {
 
 // record holds the fields of any listing's record the model reads.
 type record struct {
-	Epoch       num     `json:"epoch"`
-	ID          *string `json:"id"`
-	BlockHeight num     `json:"blockHeight"`
-	NodeID      *string `json:"nodeId"`
-	Key         *string `json:"key"`
-	Individual  *struct {
-		Individual []struct {
-			Individual string `json:"individual"`
-		} `json:"individual"`
-	} `json:"individual"`
-	Team *struct {
-		Team []struct {
-			Team struct {
-				TeamID               string `json:"teamId"`
-				MembersParticipating []struct {
-					Individual string `json:"individual"`
-				} `json:"membersParticipating"`
-			} `json:"team"`
-		} `json:"team"`
-	} `json:"team"`
-	Block     num             `json:"block"`
-	Index     num             `json:"index"`
-	Cursor    string          `json:"cursor"`
-	Type      string          `json:"type"`
-	Submitter string          `json:"submitter"`
-	Command   json.RawMessage `json:"command"`
+	Epoch       num                `json:"epoch"`
+	ID          *string            `json:"id"`
+	BlockHeight num                `json:"blockHeight"`
+	NodeID      *string            `json:"nodeId"`
+	Key         *string            `json:"key"`
+	Individual  *individualEntries `json:"individual"`
+	Team        *teamEntries       `json:"team"`
+	Block       num                `json:"block"`
+	Index       num                `json:"index"`
+	Cursor      string             `json:"cursor"`
+	Type        string             `json:"type"`
+	Submitter   string             `json:"submitter"`
+	Command     json.RawMessage    `json:"command"`
 }
 
 // parseRow reads one record of the listing (for the paged listings, the
@@ -425,3 +412,26 @@ var answerTypes = func() map[Listing]reflect.Type {
 	}
 	return out
 }()
+
+// individualEntries and teamEntries are a game's entries as its record
+// gives them: the parties of its individual entries, and each team entry's
+// team and members participating.
+type individualEntries struct {
+	Individual []partyEntry `json:"individual"`
+}
+
+type teamEntries struct {
+	Team []teamEntry `json:"team"`
+}
+
+type teamEntry struct {
+	Team struct {
+		TeamID               string       `json:"teamId"`
+		MembersParticipating []partyEntry `json:"membersParticipating"`
+	} `json:"team"`
+}
+
+// partyEntry is a party named in a game's entry.
+type partyEntry struct {
+	Individual string `json:"individual"`
+}

@@ -494,37 +494,24 @@ type rowFacts struct {
 // numbers are kept raw, so that both integer encodings (a digit string, a
 // JSON integer) are read alike.
 type relRecord struct {
-	Epoch      json.RawMessage `json:"epoch"`
-	ID         *string         `json:"id"`
-	Individual *struct {
-		Individual []struct {
-			Individual string `json:"individual"`
-		} `json:"individual"`
-	} `json:"individual"`
-	Team *struct {
-		Team []struct {
-			Team struct {
-				TeamID               string `json:"teamId"`
-				MembersParticipating []struct {
-					Individual string `json:"individual"`
-				} `json:"membersParticipating"`
-			} `json:"team"`
-		} `json:"team"`
-	} `json:"team"`
-	BlockHeight json.RawMessage `json:"blockHeight"`
-	NodeID      *string         `json:"nodeId"`
-	OldAddress  *string         `json:"oldAddress"`
-	NewAddress  *string         `json:"newAddress"`
-	Key         *string         `json:"key"`
-	Block       json.RawMessage `json:"block"`
-	Index       json.RawMessage `json:"index"`
-	Cursor      *string         `json:"cursor"`
-	Type        *string         `json:"type"`
-	Submitter   string          `json:"submitter"`
-	Code        json.RawMessage `json:"code"`
-	Error       *string         `json:"error"`
-	CreatedAt   string          `json:"createdAt"`
-	Command     json.RawMessage `json:"command"`
+	Epoch       json.RawMessage    `json:"epoch"`
+	ID          *string            `json:"id"`
+	Individual  *individualEntries `json:"individual"`
+	Team        *teamEntries       `json:"team"`
+	BlockHeight json.RawMessage    `json:"blockHeight"`
+	NodeID      *string            `json:"nodeId"`
+	OldAddress  *string            `json:"oldAddress"`
+	NewAddress  *string            `json:"newAddress"`
+	Key         *string            `json:"key"`
+	Block       json.RawMessage    `json:"block"`
+	Index       json.RawMessage    `json:"index"`
+	Cursor      *string            `json:"cursor"`
+	Type        *string            `json:"type"`
+	Submitter   string             `json:"submitter"`
+	Code        json.RawMessage    `json:"code"`
+	Error       *string            `json:"error"`
+	CreatedAt   string             `json:"createdAt"`
+	Command     json.RawMessage    `json:"command"`
 }
 
 // readFacts reads one record of the listing.
