@@ -60,6 +60,71 @@ func (st *PagedState) SetUp() {
 	}
 	wg.Go(func() { st.Asc = st.Walker.Forward(url.Values{"pagination.newestFirst": {"false"}}, st.Size, "") })
 	wg.Wait()
+	st.catchUp()
+}
+
+// catchUp asks again the end of each walk that reaches the listing's
+// newest end late (the backward walk, the oldest-first walk) when it lacks
+// the forward walk's newest rows. Replicas that share a chain add a block a
+// few milliseconds apart, so such a walk's last page may come from one a
+// block behind: asked again from where it took that page, the walk holds
+// them, and they are added to it (CaughtUp says how many), so that no rule
+// reads the lag as lost rows (the head rules judge lag). A deployment that
+// leaves the rows out every time it is asked does not catch up, and the
+// rules see the walk as it came.
+func (st *PagedState) catchUp() {
+	if !st.Listing.Ordered || st.Fwd.Err != nil || len(st.Fwd.Rows) == 0 {
+		return
+	}
+	if w := st.Bwd; w != nil && w.Complete {
+		if n := st.Cut.NewestMissing(st.Fwd.Rows, w.Rows); n > 0 {
+			from := ""
+			if k := len(w.Pages); k > 1 {
+				from = w.Pages[k-2].Info.StartCursor
+			}
+			again := st.Walker.backward(nil, st.BSize, from)
+			if rows := caughtUp(again, st.Fwd.Rows[:n]); rows != nil {
+				w.Rows = append(rows, w.Rows...)
+				w.CaughtUp = len(rows)
+			}
+		}
+	}
+	if w := st.Asc; w != nil && w.Complete {
+		if n := st.Cut.NewestMissing(st.Fwd.Rows, Reversed(w.Rows)); n > 0 {
+			from := ""
+			if k := len(w.Pages); k > 1 {
+				from = w.Pages[k-2].Info.EndCursor
+			}
+			again := st.Walker.Forward(url.Values{"pagination.newestFirst": {"false"}}, st.Size, from)
+			if rows := caughtUp(again, st.Fwd.Rows[:n]); rows != nil {
+				w.Rows = append(w.Rows, rows...)
+				w.CaughtUp = len(rows)
+			}
+		}
+	}
+}
+
+// caughtUp returns the rows of the walk asked again that are missing, in
+// its order, when it is complete and holds every one of them; else nil.
+func caughtUp(again *Walk, missing []Row) []Row {
+	if again.Err != nil || !again.Complete {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, r := range missing {
+		want[r.Ident] = true
+	}
+	var rows []Row
+	for _, r := range again.Rows {
+		if want[r.Ident] {
+			rows = append(rows, r)
+			delete(want, r.Ident)
+		}
+	}
+	if len(want) > 0 {
+		return nil
+	}
+	return rows
 }
 
 // pageSize chooses the walks' page size: the configured size for a large

@@ -201,6 +201,10 @@ type Walk struct {
 	// answer, or a cursor did not move the walk on. ErrEx is the request.
 	Err   error
 	ErrEx *client.Exchange
+	// CaughtUp counts the rows at the listing's newest end added to Rows
+	// from the walk's end asked again, when its last page came from an
+	// older head (PagedState's catchUp).
+	CaughtUp int
 }
 
 // broken returns a failure message when the walk broke off, else "".
@@ -408,6 +412,32 @@ func (c Cutoff) Settle(rows []Row) ([]Row, bool) {
 		return rows, false
 	}
 	return kept, true
+}
+
+// NewestMissing returns how many rows at the start of want, the newest end
+// of the listing in default order, are newer by primary key than every row
+// of got: the rows a walk that met an older head (a replica a block
+// behind) lacks. It is 0 when got has no row whose key can be read, and
+// for a listing without an age (network parameters).
+func (c Cutoff) NewestMissing(want, got []Row) int {
+	if c.cmp == nil {
+		return 0
+	}
+	var newest *RowKey
+	for _, r := range got {
+		if r.KeyErr == nil && (newest == nil || c.primary(r.Key, *newest) < 0) {
+			k := r.Key
+			newest = &k
+		}
+	}
+	if newest == nil {
+		return 0
+	}
+	n := 0
+	for n < len(want) && want[n].KeyErr == nil && c.primary(want[n].Key, *newest) < 0 {
+		n++
+	}
+	return n
 }
 
 // PageOf returns the page of w holding row index i, for messages.

@@ -298,3 +298,60 @@ func cmpUint(a, b uint64) int {
 	}
 	return 0
 }
+
+// TestNewestMissing counts the rows at the newest end of a walk that are
+// newer by primary key than every row of another: what a walk that met an
+// older head lacks.
+func TestNewestMissing(t *testing.T) {
+	c := NewCutoff(tied("9a", "8a"), GamesListing.Compare)
+	unreadable := tied("9z")
+	unreadable[0].KeyErr = fmt.Errorf("no key")
+	tests := []struct {
+		name      string
+		want, got []Row
+		n         int
+	}{
+		{"same rows", tied("9a", "8a", "7a"), tied("9a", "8a", "7a"), 0},
+		{"one block behind", tied("9a", "8a", "7a"), tied("8a", "7a"), 1},
+		{"a block of ties behind", tied("9a", "9b", "8a", "7a"), tied("8a", "7a"), 2},
+		{"two blocks behind", tied("9a", "8a", "7a"), tied("7a"), 2},
+		{"a tie of the newest block lost is not a head", tied("9a", "9b", "8a"), tied("9b", "8a"), 0},
+		{"got newer than want", tied("8a", "7a"), tied("9a", "8a", "7a"), 0},
+		{"got empty", tied("9a"), nil, 0},
+		{"got unreadable", tied("9a"), unreadable, 0},
+		{"want's unreadable row stops the count", append(unreadable, tied("8a")...), tied("7a"), 0},
+		{"newest of got read past an unreadable row", tied("9a", "8a"), append(unreadable, tied("8a")...), 1},
+	}
+	for _, tc := range tests {
+		if n := c.NewestMissing(tc.want, tc.got); n != tc.n {
+			t.Errorf("%s: NewestMissing = %d, want %d", tc.name, n, tc.n)
+		}
+	}
+	if n := (Cutoff{}).NewestMissing(tied("9a"), tied("8a")); n != 0 {
+		t.Errorf("a listing without an age (no cutoff): %d, want 0", n)
+	}
+}
+
+// TestCaughtUp: the rows a walk asked again holds of those missing, in its
+// own order, only when it is complete and holds every one.
+func TestCaughtUp(t *testing.T) {
+	missing := tied("9a", "9b")
+	tests := []struct {
+		name  string
+		again *Walk
+		want  []string
+	}{
+		{"holds them, its order kept", &Walk{Rows: tied("9b", "9a", "8a"), Complete: true}, []string{"9b", "9a"}},
+		{"holds one", &Walk{Rows: tied("9a", "8a"), Complete: true}, nil},
+		{"holds none", &Walk{Rows: tied("8a"), Complete: true}, nil},
+		{"holds one twice", &Walk{Rows: tied("9a", "9a", "8a"), Complete: true}, nil},
+		{"not complete", &Walk{Rows: tied("9a", "9b"), Complete: false}, nil},
+		{"broke off", &Walk{Rows: tied("9a", "9b"), Complete: true, Err: fmt.Errorf("page 2: HTTP 500")}, nil},
+	}
+	for _, tc := range tests {
+		got := caughtUp(tc.again, missing)
+		if (got == nil) != (tc.want == nil) || strings.Join(idents(got), " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%s: caughtUp = %v, want %v", tc.name, idents(got), tc.want)
+		}
+	}
+}
