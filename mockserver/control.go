@@ -67,6 +67,19 @@ type Status struct {
 	// Chain is the live chain's state; nil when the world cannot grow.
 	Chain  *ChainStatus `json:"chain"`
 	Faults FaultStatus  `json:"faults"`
+	// PageCache is what the page cache holds and has served.
+	PageCache PageCacheStatus `json:"pageCache"`
+}
+
+// PageCacheStatus is the page cache's state (see Config.PageCacheBytes).
+type PageCacheStatus struct {
+	// LimitBytes is the most bytes it keeps (0: it keeps none); Bytes and
+	// Answers what it keeps now.
+	LimitBytes int `json:"limitBytes"`
+	Bytes      int `json:"bytes"`
+	Answers    int `json:"answers"`
+	// Hits counts the answers served from it since start.
+	Hits uint64 `json:"hits"`
 }
 
 // ChainStatus is a live chain's state.
@@ -109,6 +122,7 @@ func (s *Server) Status() Status {
 		out.Faults.Rules = []faults.Rule{}
 	}
 	out.Faults.Injected = s.faults.Counts()
+	out.PageCache = s.pages.status()
 	return out
 }
 

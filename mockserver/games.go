@@ -66,8 +66,11 @@ func (s *Server) epochWindow(st store.Reader, q query) (from, to uint64, e *apiE
 }
 
 func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
+	if s.serveCached(w, r, true) {
+		return
+	}
 	n := noteOf(w)
-	s.answer(w, true, func(st store.Reader, b []byte) ([]byte, *apiError) { return s.gamesPage(st, r, b, n) })
+	s.answer(w, r, true, func(st store.Reader, b []byte) ([]byte, *apiError) { return s.gamesPage(st, r, b, n) })
 }
 
 // gamesPage appends the games page a request asks for, and tells n (nil:

@@ -9,8 +9,11 @@ import (
 )
 
 func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
+	if s.serveCached(w, r, true) {
+		return
+	}
 	n := noteOf(w)
-	s.answer(w, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
+	s.answer(w, r, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
 		_, p, err := s.pagedQuery(r, n)
 		if err != nil {
 			return b, err
@@ -32,8 +35,11 @@ func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
+	if s.serveCached(w, r, true) {
+		return
+	}
 	n := noteOf(w)
-	s.answer(w, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
+	s.answer(w, r, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
 		q, p, err := s.pagedQuery(r, n)
 		if err != nil {
 			return b, err
@@ -67,8 +73,11 @@ func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listNetworkParameters(w http.ResponseWriter, r *http.Request) {
+	if s.serveCached(w, r, true) {
+		return
+	}
 	n := noteOf(w)
-	s.answer(w, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
+	s.answer(w, r, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
 		_, p, err := s.pagedQuery(r, n)
 		if err != nil {
 			return b, err

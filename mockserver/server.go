@@ -50,6 +50,11 @@ type Config struct {
 	// first (default DefaultJournalSize; negative: none). See package
 	// journal.
 	JournalSize int
+	// PageCacheBytes is the most bytes of answers kept for the queries
+	// asked again (default DefaultPageCacheBytes; negative: none). An
+	// answer is served from it only while the store is unchanged
+	// (pagecache.go).
+	PageCacheBytes int
 	// TransactionsPrefix, when set, also serves the transaction listing at
 	// TransactionsPrefix + "/transactions" (it is always at /transactions
 	// and /rest/transactions).
@@ -161,6 +166,9 @@ func (c Config) withDefaults() Config {
 	if c.JournalSize == 0 {
 		c.JournalSize = DefaultJournalSize
 	}
+	if c.PageCacheBytes == 0 {
+		c.PageCacheBytes = DefaultPageCacheBytes
+	}
 	return c
 }
 
@@ -182,6 +190,8 @@ type Server struct {
 	listingOf map[string]string
 	paths     []string
 	warn      *warnings.Checker
+	// pages keeps the answers to queries asked again (pagecache.go).
+	pages *pageCache
 }
 
 // New returns a server of store configured by cfg. It panics when cfg.Chain
@@ -196,6 +206,7 @@ func newServer(cfg Config, st *store.Store, observed bool) *Server {
 	}
 	s := &Server{cfg: cfg.withDefaults(), store: st, chain: cfg.Chain}
 	s.journal = journal.New(s.cfg.JournalSize, rowSource{s})
+	s.pages = newPageCache(s.cfg.PageCacheBytes)
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
 	s.observers.New = func() any { return new(observedWriter) }
 	s.recorders.New = func() any { return new(statusRecorder) }
@@ -376,13 +387,15 @@ func (s *Server) recoverCorrupt(err **apiError) {
 // the lock is released, so that a slow client never holds up the chain.
 // Data-node listings (blockHeaders) carry the newest block's height and
 // time, as the real data node's answers do.
-func (s *Server) answer(w http.ResponseWriter, blockHeaders bool, fn func(st store.Reader, b []byte) ([]byte, *apiError)) {
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, blockHeaders bool, fn func(st store.Reader, b []byte) ([]byte, *apiError)) {
 	bp := s.bufs.Get().(*[]byte)
 	var b []byte
 	var err *apiError
 	var height, ts []string
+	var version uint64
 	s.store.Read(func(st store.Reader) {
 		defer s.recoverCorrupt(&err)
+		version = s.store.Version()
 		b, err = fn(st, (*bp)[:0])
 		height, ts = st.BlockHeaders()
 	})
@@ -398,6 +411,10 @@ func (s *Server) answer(w http.ResponseWriter, blockHeaders bool, fn func(st sto
 		h["Content-Length"] = []string{strconv.Itoa(len(b))}
 		w.WriteHeader(http.StatusOK)
 		w.Write(b)
+		if !blockHeaders {
+			height, ts = nil, nil
+		}
+		s.pages.put(r, version, b, height, ts, noteOf(w))
 	}
 	if cap(b) <= 4<<20 {
 		*bp = b

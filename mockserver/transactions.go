@@ -92,6 +92,9 @@ func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 }
 
 func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) {
+	if s.serveCached(w, r, false) {
+		return
+	}
 	n := noteOf(w)
 	q, err := parseQuery(r, n)
 	if err != nil {
@@ -103,7 +106,7 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	s.answer(w, false, func(st store.Reader, b []byte) ([]byte, *apiError) {
+	s.answer(w, r, false, func(st store.Reader, b []byte) ([]byte, *apiError) {
 		b = s.transactionsPage(st, req, b, n)
 		return b, s.windowCapped(n)
 	})

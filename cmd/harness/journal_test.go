@@ -87,3 +87,38 @@ func TestServeJournalSize(t *testing.T) {
 		}
 	}
 }
+
+// TestServePageCache checks the page cache serves a query asked again by
+// default (GET /harness/status counts its hits), and --page-cache 0 keeps
+// no answer.
+func TestServePageCache(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		flags []string
+		limit int
+		hits  bool
+	}{
+		{nil, mockserver.DefaultPageCacheBytes, true},
+		{[]string{"--page-cache", "0"}, 0, false},
+	} {
+		base, stop := startServe(t, append([]string{"--scale", "0.05"}, tc.flags...)...)
+		var bodies []string
+		for range 3 {
+			_, _, body := fetch(t, base+"/api/v2/snapshots?pagination.first=5")
+			bodies = append(bodies, string(body))
+		}
+		_, _, body := fetch(t, base+"/harness/status")
+		stop()
+		var st mockserver.Status
+		if err := json.Unmarshal(body, &st); err != nil {
+			t.Fatalf("%v: %v: %s", tc.flags, err, body)
+		}
+		if bodies[0] != bodies[1] || bodies[1] != bodies[2] {
+			t.Errorf("%v: the same query answered differently", tc.flags)
+		}
+		c := st.PageCache
+		if c.LimitBytes != tc.limit || (c.Hits > 0) != tc.hits || (c.Answers > 0) != tc.hits || (c.Bytes > 0) != tc.hits {
+			t.Errorf("%v: page cache %+v, want a limit of %d and hits %t", tc.flags, c, tc.limit, tc.hits)
+		}
+	}
+}

@@ -39,6 +39,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&cfg.Strict, "strict", false, "reject requests the real node tolerates: first with last, first with before, last with after, epochFrom above epochTo")
 	fs.BoolVar(&cfg.StrictParams, "strict-params", false, "answer 400 to every request that draws an X-Harness-Warning (an unknown parameter, a bracketed array key, an unknown command type...) instead of serving it")
 	fs.IntVar(&cfg.JournalSize, "journal-size", mockserver.DefaultJournalSize, "requests the request journal keeps (GET /harness/requests, /harness/walks); 0: none")
+	fs.IntVar(&cfg.PageCacheBytes, "page-cache", mockserver.DefaultPageCacheBytes, "bytes of answers kept for queries asked again, served only while the data is unchanged; 0: none")
 	fs.StringVar(&cfg.TransactionsPrefix, "transactions-prefix", "", "also serve the transaction listing under this path prefix (it is always at /transactions and /rest/transactions)")
 	faultsFile := fs.String("faults", "", "fault rules (YAML or JSON, at most 1 MiB) in force from the start: which requests fail, and how")
 	fs.DurationVar(&cfg.Latency, "latency", 0, "latency added to every request, such as 50ms (a shorthand for a rule)")
@@ -123,12 +124,17 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return usageError(e.stderr, fs, "--max-header-bytes must be positive")
 	case cfg.JournalSize < 0:
 		return usageError(e.stderr, fs, "--journal-size must not be negative (0 keeps no journal)")
+	case cfg.PageCacheBytes < 0:
+		return usageError(e.stderr, fs, "--page-cache must not be negative (0 keeps no answer)")
 	}
 	if cfg.WriteTimeout == 0 {
 		cfg.WriteTimeout = -1 // the Config's "no deadline"
 	}
 	if cfg.JournalSize == 0 {
 		cfg.JournalSize = -1 // the Config's "none"
+	}
+	if cfg.PageCacheBytes == 0 {
+		cfg.PageCacheBytes = -1
 	}
 	genesis := time.Now()
 	if *genesisTime != "" {

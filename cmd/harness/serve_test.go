@@ -112,6 +112,7 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		{"a zero write rate", []string{"serve", "--min-write-rate", "0"}, "--min-write-rate must be positive"},
 		{"a zero header limit", []string{"serve", "--max-header-bytes", "0"}, "--max-header-bytes must be positive"},
 		{"a negative journal size", []string{"serve", "--journal-size", "-1"}, "--journal-size must not be negative"},
+		{"a negative page cache", []string{"serve", "--page-cache", "-1"}, "--page-cache must not be negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

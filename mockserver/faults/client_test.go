@@ -153,8 +153,11 @@ func TestFaultsSeenByGoClient(t *testing.T) {
 	})
 }
 
-// TestSlowBodyRate checks a slow body's bytes arrive at the rate asked, within
-// 20 %, measured by Go's client from the answer's headers to the last byte.
+// TestSlowBodyRate checks a slow body's bytes arrive no faster than the rate
+// asked (less 20 % for the client's measure), from the answer's headers to
+// the last byte. How much slower they arrive depends on the machine's load
+// (a sleep never ends early, but may end late), so the test bounds only the
+// client's timeout; the rate on an idle machine is in the log.
 func TestSlowBodyRate(t *testing.T) {
 	t.Parallel()
 	srv := faultServer(t, Options{})
@@ -170,8 +173,8 @@ func TestSlowBodyRate(t *testing.T) {
 			took := r.lastByte - r.firstByte
 			got := float64(len(r.body)) / took.Seconds()
 			t.Logf("slow-body=%d: %d bytes in %v: %.0f bytes/s", rate, len(r.body), took, got)
-			if math.Abs(got-float64(rate)) > 0.2*float64(rate) {
-				t.Errorf("%.0f bytes/s, want %d within 20 %%", got, rate)
+			if got > 1.2*float64(rate) {
+				t.Errorf("%.0f bytes/s, want at most %d and 20 %%", got, rate)
 			}
 			// The answer is over once its last byte is out: the kept-alive
 			// connection serves the next request at once.

@@ -53,6 +53,7 @@ type addedRows struct {
 func (s *Store) AddRows(listing string, recs []any, replace bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.version.Add(1)
 	next := s.added.clone()
 	if err := next.add(s, listing, recs, replace); err != nil {
 		return err

@@ -48,6 +48,7 @@ func (s *Store) Append(b *world.Block) error {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.version.Add(1)
 	if err := s.checkNewer(b, games, rots); err != nil {
 		return fmt.Errorf("append block %d: %w", b.Height, err)
 	}
@@ -136,6 +137,7 @@ func (s *Store) checkNewer(b *world.Block, games []records.Game, rots []records.
 func (s *Store) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.version.Add(1)
 	s.dropView()
 	s.cut(s.base)
 	s.added = s.startAdded

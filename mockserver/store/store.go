@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chaindata/harness/generators/fixtures"
@@ -26,6 +27,9 @@ import (
 // at all.
 type Store struct {
 	mu sync.RWMutex
+	// version counts the store's changes: every write (Append, AddRows,
+	// Reset, Close) adds one before it lets readers in again.
+	version atomic.Uint64
 
 	games        Paged
 	gameKeys     []records.GameKey
@@ -191,6 +195,7 @@ func (s *Store) addOthers(w *world.World) error {
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.version.Add(1)
 	s.dropView()
 	s.added, s.startAdded = nil, nil
 	for _, r := range []*blob{&s.games.blob, &s.snapshots.blob, &s.rotations.blob, &s.params.blob, &s.txs} {
@@ -511,6 +516,11 @@ func (s *Store) Counts() map[string]int {
 
 // current is what readers read: the view of the rows added, or the store
 // itself.
+// Version returns the number of changes made to the store so far. Read
+// during a Read, it names the rows the reader sees: an answer made from
+// them is the answer again for as long as Version returns the same number.
+func (s *Store) Version() uint64 { return s.version.Load() }
+
 func (s *Store) current() *Store {
 	if s.view != nil {
 		return s.view

@@ -33,6 +33,7 @@ export interface Status {
   latestEpoch: number;
   chain: { blocksAdded: number; maxBlocks: number; clock: string; blockInterval?: string } | null;
   faults: { rules: unknown[]; injected: Record<string, number> };
+  pageCache: { limitBytes: number; bytes: number; answers: number; hits: number };
 }
 
 /** A request the mock received, as GET /harness/requests answers it. */

@@ -1,0 +1,144 @@
+package mockserver
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/chaindata/harness/mockserver/journal"
+)
+
+// The page cache keeps the answers to the queries clients ask again (a
+// dashboard polling the newest page, a load test), so that asking again
+// costs the bytes' write and not the page's making. An answer is kept with
+// the store's version it was made from (store.Store.Version) and served
+// only while the store has that version: a block appended, a row added or
+// a reset makes every answer kept a miss, so the cache never serves what
+// the store would not. A query is kept the second time it is answered at
+// one version, so that a client walking a listing, whose every query is
+// new, pays no copy. Only 200 answers are kept: refusals are made again.
+// Faults, warnings, the journal and the log see every request as before:
+// the cache sits inside them, in the listings' handlers, and gives the
+// journal the note of the answer it keeps.
+
+// DefaultPageCacheBytes is the most bytes of answers the page cache keeps
+// when Config.PageCacheBytes is 0.
+const DefaultPageCacheBytes = 32 << 20
+
+// pageCacheQueries bounds the queries the cache remembers as answered once
+// (and the answers it keeps): past it, it starts again.
+const pageCacheQueries = 4096
+
+// pageKey is a query as asked: its path and raw query. Two spellings of
+// one query are two keys: each is answered, and kept, on its own.
+type pageKey struct{ path, query string }
+
+// cachedPage is an answer kept: its body and headers, and what the
+// journal's note said of it.
+type cachedPage struct {
+	version       uint64
+	body          []byte
+	length        []string // Content-Length
+	height, stamp []string // X-Block-Height, X-Block-Timestamp (nil: none)
+	answered      bool
+	page          journal.Page
+	start, end    string
+	late          []string
+}
+
+// pageCache is the cache of answers; its zero value keeps nothing.
+type pageCache struct {
+	limit int // bytes; 0: keep nothing
+
+	mu    sync.RWMutex
+	pages map[pageKey]*cachedPage
+	seen  map[pageKey]uint64 // queries answered once: the version, plus one
+	bytes int
+	// hits counts the answers served from the cache.
+	hits atomic.Uint64
+}
+
+func newPageCache(limit int) *pageCache {
+	return &pageCache{limit: limit, pages: map[pageKey]*cachedPage{}, seen: map[pageKey]uint64{}}
+}
+
+// get returns the answer kept for the query of r at version, or nil.
+func (c *pageCache) get(r *http.Request, version uint64) *cachedPage {
+	if c.limit <= 0 {
+		return nil
+	}
+	c.mu.RLock()
+	p := c.pages[pageKey{r.URL.Path, r.URL.RawQuery}]
+	c.mu.RUnlock()
+	if p == nil || p.version != version {
+		return nil
+	}
+	c.hits.Add(1)
+	return p
+}
+
+// put keeps the answer to the query of r, made at version, when the query
+// was answered once before at that version and the answer fits; it copies
+// body, which the caller uses again.
+func (c *pageCache) put(r *http.Request, version uint64, body []byte, height, stamp []string, n *pageNote) {
+	if c.limit <= 0 || len(body) > c.limit/4 {
+		return
+	}
+	k := pageKey{r.URL.Path, r.URL.RawQuery}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen[k] != version+1 {
+		if len(c.seen) >= pageCacheQueries {
+			clear(c.seen)
+		}
+		c.seen[k] = version + 1
+		return
+	}
+	if old := c.pages[k]; old != nil {
+		c.bytes -= len(old.body)
+		delete(c.pages, k)
+	}
+	if c.bytes+len(body) > c.limit || len(c.pages) >= pageCacheQueries {
+		clear(c.pages)
+		c.bytes = 0
+	}
+	p := &cachedPage{
+		version: version, body: append([]byte(nil), body...), length: []string{strconv.Itoa(len(body))},
+		height: height, stamp: stamp,
+	}
+	if n != nil {
+		p.answered, p.page, p.start, p.end, p.late = n.answered, n.Page, n.start, n.end, n.late
+	}
+	c.pages[k] = p
+	c.bytes += len(p.body)
+}
+
+// serveCached answers r from the cache when it keeps the answer to its
+// query at the store's version, and reports whether it did.
+func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, blockHeaders bool) bool {
+	p := s.pages.get(r, s.store.Version())
+	if p == nil {
+		return false
+	}
+	if n := noteOf(w); n != nil {
+		n.answered, n.Page, n.start, n.end, n.late = p.answered, p.page, p.start, p.end, p.late
+	}
+	h := w.Header()
+	if blockHeaders {
+		h["X-Block-Height"] = p.height
+		h["X-Block-Timestamp"] = p.stamp
+	}
+	h["Content-Type"] = contentTypeJSON
+	h["Content-Length"] = p.length
+	w.WriteHeader(http.StatusOK)
+	w.Write(p.body)
+	return true
+}
+
+// status reports what the cache keeps and has served.
+func (c *pageCache) status() PageCacheStatus {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return PageCacheStatus{LimitBytes: max(c.limit, 0), Bytes: c.bytes, Answers: len(c.pages), Hits: c.hits.Load()}
+}
