@@ -1,10 +1,12 @@
 package paging
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/chaindata/harness/conformance/client"
@@ -13,6 +15,9 @@ import (
 	"github.com/chaindata/harness/mockserver"
 	"github.com/chaindata/harness/mockserver/store"
 )
+
+// mockRequests counts the requests mockURL's server answered.
+var mockRequests atomic.Int64
 
 // mockURL serves the default world's mock for the package's tests.
 var mockURL = sync.OnceValues(func() (string, error) {
@@ -24,7 +29,11 @@ var mockURL = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return httptest.NewServer(mockserver.New(mockserver.Config{}, s)).URL, nil
+	mock := mockserver.New(mockserver.Config{}, s)
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mockRequests.Add(1)
+		mock.ServeHTTP(w, r)
+	})).URL, nil
 })
 
 // walkedState walks the mock's key rotations as SetUp does, with pages of
@@ -83,10 +92,15 @@ func TestCatchUp(t *testing.T) {
 			t.Errorf("size %d: oldest-first walk caught up %d rows, want %d; rows the forward walk's reversed: %t", size, st.Asc.CaughtUp, k, joined(Reversed(st.Asc.Rows)) == fwd)
 		}
 
-		// Walks that lack nothing are left as they are.
+		// Walks that lack nothing are left as they are, and not asked
+		// again.
+		asked := mockRequests.Load()
 		st.catchUp()
 		if st.Bwd.CaughtUp != k || st.Asc.CaughtUp != k || joined(st.Bwd.Rows) != fwd {
 			t.Errorf("size %d: walks that lack nothing changed", size)
+		}
+		if n := mockRequests.Load() - asked; n != 0 {
+			t.Errorf("size %d: walks that lack nothing were asked again (%d requests)", size, n)
 		}
 	}
 

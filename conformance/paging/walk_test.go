@@ -315,6 +315,7 @@ func TestNewestMissing(t *testing.T) {
 		{"one block behind", tied("9a", "8a", "7a"), tied("8a", "7a"), 1},
 		{"a block of ties behind", tied("9a", "9b", "8a", "7a"), tied("8a", "7a"), 2},
 		{"two blocks behind", tied("9a", "8a", "7a"), tied("7a"), 2},
+		{"every row newer", tied("9a", "9b"), tied("8a"), 2},
 		{"a tie of the newest block lost is not a head", tied("9a", "9b", "8a"), tied("9b", "8a"), 0},
 		{"got newer than want", tied("8a", "7a"), tied("9a", "8a", "7a"), 0},
 		{"got empty", tied("9a"), nil, 0},
