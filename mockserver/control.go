@@ -196,7 +196,7 @@ func (s *Server) withControl(api http.Handler) http.Handler {
 	}
 	notFound := func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) }
 	mux.HandleFunc("/", notFound)
-	control := guardControl(exactPaths(mux, notFound), s.cfg.ControlToken, newHostGuard(s.cfg.AllowHosts))
+	control := guardControl(exactPaths(mux, nil, notFound), s.cfg.ControlToken, newHostGuard(s.cfg.AllowHosts))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isControlPath(r.URL.Path) {
 			control.ServeHTTP(w, r)

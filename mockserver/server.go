@@ -228,7 +228,9 @@ func newServer(cfg Config, st *store.Store, observed bool) *Server {
 		listings = append(listings, listing{p + "/transactions", s.listTransactions, records.ListingTransactions})
 	}
 	listingOf := map[string]string{}
+	direct := map[string]http.Handler{}
 	for _, l := range listings {
+		direct[l.path] = l.handler
 		pattern := literalPattern(l.path)
 		mux.Handle("GET "+pattern, l.handler)
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, _ *http.Request) { writeError(w, errMethodNotAllowed) })
@@ -247,7 +249,7 @@ func newServer(cfg Config, st *store.Store, observed bool) *Server {
 		ListingOf: func(p string) string { return listingOf[p] },
 		Observe:   noteFault,
 	})
-	var h http.Handler = s.faults.Wrap(exactPaths(mux, s.unknownPath))
+	var h http.Handler = s.faults.Wrap(exactPaths(mux, direct, s.unknownPath))
 	if observed {
 		h = s.observe(h)
 	}
@@ -315,9 +317,15 @@ func literalPattern(p string) string {
 // "/a/../b") with notFound's 404: every listing lives at one exact path, and
 // http.ServeMux would instead redirect with an HTML body. A request target
 // that is no path at all ("GET *", "CONNECT host:443") is a 400 with the
-// error body, where http.ServeMux would answer an empty 400.
-func exactPaths(next http.Handler, notFound http.HandlerFunc) http.Handler {
+// error body, where http.ServeMux would answer an empty 400. A GET or HEAD
+// of a listing's path goes straight to its handler (direct), as next would
+// route it, without next's search of its patterns.
+func exactPaths(next http.Handler, direct map[string]http.Handler, notFound http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := direct[r.URL.Path]; h != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			h.ServeHTTP(w, r) // what next routes there, without its search
+			return
+		}
 		if !strings.HasPrefix(r.URL.Path, "/") {
 			writeError(w, badRequestTarget(r.RequestURI))
 			return
