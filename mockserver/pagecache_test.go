@@ -234,6 +234,17 @@ func TestPageCacheBounds(t *testing.T) {
 		t.Errorf("past the bytes: %d bytes kept, a kept %t, e kept %t", c.bytes, c.get(req("a"), 2) != nil, c.get(req("e"), 2) != nil)
 	}
 
+	// Exactly the bytes: every answer kept.
+	c = newPageCache(1000)
+	for _, q := range []string{"w", "x", "y", "z"} {
+		for range 2 {
+			c.put(req(q), 0, body(250), nil, nil, nil)
+		}
+	}
+	if c.bytes != 1000 || len(c.pages) != 4 {
+		t.Errorf("answers of exactly the cache's bytes: %d bytes, %d answers kept, want 1000 and 4", c.bytes, len(c.pages))
+	}
+
 	// Past pageCacheQueries answers, or queries seen, start again.
 	c = newPageCache(1 << 30)
 	for i := range pageCacheQueries {
@@ -257,8 +268,9 @@ func TestPageCacheBounds(t *testing.T) {
 	off := newPageCache(0)
 	for range 3 {
 		off.put(req("a"), 0, body(1), nil, nil, nil)
+		off.put(req("empty"), 0, nil, nil, nil, nil)
 	}
-	if off.get(req("a"), 0) != nil || len(off.seen) != 0 {
+	if off.get(req("a"), 0) != nil || off.get(req("empty"), 0) != nil || len(off.seen) != 0 {
 		t.Error("a cache of no bytes kept an answer")
 	}
 }
