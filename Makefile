@@ -414,11 +414,15 @@ bench-conform-memory: build
 ## clean mock with seeds 1..SEEDS, static and growing (--block-interval 20ms),
 ## once at --scale CONFORM_SCALE, and with seeds 1..3 against two replicas
 ## sharing a genesis behind nginx balancing round robin (skipped, saying so,
-## without nginx: Debian package nginx-light); every run must pass
+## without nginx: Debian package nginx-light); every run must pass.
+## CONFORM_MODES picks the runs (static growing scale replicas),
+## REPLICA_SEEDS the replicas' seeds (3)
 SEEDS         ?= 10
 CONFORM_SCALE ?= 100
+CONFORM_MODES ?= static growing scale replicas
+REPLICA_SEEDS ?= 3
 conform-seeds: build
-	tools/conform-seeds.sh $(BIN) $(SEEDS) $(CONFORM_SCALE)
+	CONFORM_SEEDS_MODES='$(CONFORM_MODES)' CONFORM_SEEDS_REPLICA_SEEDS=$(REPLICA_SEEDS) tools/conform-seeds.sh $(BIN) $(SEEDS) $(CONFORM_SCALE)
 
 ## fuzz: each mock server fuzz target (and the fault grammar's, the request
 ## log's formats against slog's, and the fixture reader's) for FUZZTIME

@@ -72,7 +72,8 @@ func pagingRules(st *paging.PagedState) {
 			paging.WalkDiff(v, st.Bwd, got, st.Fwd, rows)
 		} else {
 			paging.FailWalk(st.BwdAnchored)
-			paging.WalkDiff(v, st.BwdAnchored, st.BwdAnchored.Rows, st.Fwd, rows[:len(rows)-1])
+			got, _ := st.Cut.Settle(st.BwdAnchored.Rows)
+			paging.WalkDiff(v, st.BwdAnchored, got, st.Fwd, rows[:len(rows)-1])
 		}
 		v.Check()
 	})

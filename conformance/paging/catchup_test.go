@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -53,7 +54,8 @@ func walkedState(t *testing.T, size int) *PagedState {
 	st.Cut = NewCutoff(st.Fwd.Rows, RotationsListing.Compare)
 	st.Bwd = st.Walker.backward(nil, size, "")
 	st.Asc = st.Walker.Forward(url.Values{"pagination.newestFirst": {"false"}}, size, "")
-	if !st.Fwd.Complete || !st.Bwd.Complete || !st.Asc.Complete || len(st.Fwd.Rows) < 3 {
+	st.BwdAnchored = st.Walker.backward(nil, size, st.Fwd.Rows[len(st.Fwd.Rows)-1].Cursor)
+	if !st.Fwd.Complete || !st.Bwd.Complete || !st.Asc.Complete || !st.BwdAnchored.Complete || len(st.Fwd.Rows) < 3 {
 		t.Fatalf("the walks did not complete: %d rows", len(st.Fwd.Rows))
 	}
 	return st
@@ -83,8 +85,12 @@ func TestCatchUp(t *testing.T) {
 		// The backward walk's and the oldest-first walk's last pages came
 		// from a head a block older.
 		st.Bwd.Rows = st.Bwd.Rows[k:]
+		st.BwdAnchored.Rows = st.BwdAnchored.Rows[k:]
 		st.Asc.Rows = st.Asc.Rows[:len(st.Asc.Rows)-k]
 		st.catchUp()
+		if anchored := joined(st.Fwd.Rows[:len(st.Fwd.Rows)-1]); st.BwdAnchored.CaughtUp != k || joined(st.BwdAnchored.Rows) != anchored {
+			t.Errorf("size %d: backward walk from the last row caught up %d rows, want %d; rows equal to the forward walk's: %t", size, st.BwdAnchored.CaughtUp, k, joined(st.BwdAnchored.Rows) == anchored)
+		}
 		if st.Bwd.CaughtUp != k || joined(st.Bwd.Rows) != fwd {
 			t.Errorf("size %d: backward walk caught up %d rows, want %d; rows equal to the forward walk's: %t", size, st.Bwd.CaughtUp, k, joined(st.Bwd.Rows) == fwd)
 		}
@@ -96,7 +102,7 @@ func TestCatchUp(t *testing.T) {
 		// again.
 		asked := mockRequests.Load()
 		st.catchUp()
-		if st.Bwd.CaughtUp != k || st.Asc.CaughtUp != k || joined(st.Bwd.Rows) != fwd {
+		if st.Bwd.CaughtUp != k || st.Asc.CaughtUp != k || st.BwdAnchored.CaughtUp != k || joined(st.Bwd.Rows) != fwd {
 			t.Errorf("size %d: walks that lack nothing changed", size)
 		}
 		if n := mockRequests.Load() - asked; n != 0 {
@@ -122,7 +128,11 @@ func TestCatchUp(t *testing.T) {
 		}},
 		{"the walks were cut short", func(st *PagedState) {
 			newer(st)
-			st.Bwd.Complete, st.Asc.Complete = false, false
+			st.Bwd.Complete, st.Asc.Complete, st.BwdAnchored.Complete = false, false, false
+		}},
+		{"no backward walk from the last row", func(st *PagedState) {
+			st.BwdAnchored = nil
+			newer(st)
 		}},
 		{"no forward rows", func(st *PagedState) {
 			st.Fwd.Rows = nil
@@ -137,10 +147,25 @@ func TestCatchUp(t *testing.T) {
 	} {
 		st := walkedState(t, 7)
 		tc.change(st)
-		bwd, asc := joined(st.Bwd.Rows), joined(st.Asc.Rows)
+		walks := []*Walk{st.Bwd, st.Asc, st.BwdAnchored}
+		var before []string
+		for _, w := range walks {
+			if w != nil {
+				before = append(before, joined(w.Rows))
+			}
+		}
 		st.catchUp()
-		if st.Bwd.CaughtUp != 0 || st.Asc.CaughtUp != 0 || joined(st.Bwd.Rows) != bwd || joined(st.Asc.Rows) != asc {
-			t.Errorf("%s: caught up %d and %d rows, want the walks left as they were", tc.name, st.Bwd.CaughtUp, st.Asc.CaughtUp)
+		var after []string
+		for _, w := range walks {
+			if w != nil {
+				after = append(after, joined(w.Rows))
+				if w.CaughtUp != 0 {
+					t.Errorf("%s: %s caught up %d rows, want none", tc.name, w.What, w.CaughtUp)
+				}
+			}
+		}
+		if !slices.Equal(before, after) {
+			t.Errorf("%s: the walks changed", tc.name)
 		}
 	}
 }

@@ -64,7 +64,7 @@ func (st *PagedState) SetUp() {
 }
 
 // catchUp asks again the end of each walk that reaches the listing's
-// newest end late (the backward walk, the oldest-first walk) when it lacks
+// newest end late (the backward walks, the oldest-first walk) when it lacks
 // the forward walk's newest rows. Replicas that share a chain add a block a
 // few milliseconds apart, so such a walk's last page may come from one a
 // block behind: asked again from where it took that page, the walk holds
@@ -76,13 +76,26 @@ func (st *PagedState) catchUp() {
 	if !st.Listing.Ordered || st.Fwd.Err != nil || len(st.Fwd.Rows) == 0 {
 		return
 	}
-	if w := st.Bwd; w != nil && w.Complete {
+	type backwardWalk struct {
+		w      *Walk
+		size   int
+		anchor string // the cursor it started from ("": the end)
+	}
+	backward := []backwardWalk{{st.Bwd, st.BSize, ""}}
+	if st.BwdAnchored != nil {
+		backward = append(backward, backwardWalk{st.BwdAnchored, st.Size, st.Fwd.Rows[len(st.Fwd.Rows)-1].Cursor})
+	}
+	for _, b := range backward {
+		w := b.w
+		if w == nil || !w.Complete {
+			continue
+		}
 		if n := st.Cut.NewestMissing(st.Fwd.Rows, w.Rows); n > 0 {
-			from := ""
+			from := b.anchor
 			if k := len(w.Pages); k > 1 {
 				from = w.Pages[k-2].Info.StartCursor
 			}
-			again := st.Walker.backward(nil, st.BSize, from)
+			again := st.Walker.backward(nil, b.size, from)
 			if rows := caughtUp(again, st.Fwd.Rows[:n]); rows != nil {
 				w.Rows = append(rows, w.Rows...)
 				w.CaughtUp = len(rows)
