@@ -96,7 +96,7 @@ func (st *PagedState) catchUp() {
 				from = w.Pages[k-2].Info.StartCursor
 			}
 			again := st.Walker.backward(nil, b.size, from)
-			if rows := caughtUp(again, st.Fwd.Rows[:n]); rows != nil {
+			if rows := CaughtUp(again, st.Fwd.Rows[:n]); rows != nil {
 				w.Rows = append(rows, w.Rows...)
 				w.CaughtUp = len(rows)
 			}
@@ -109,7 +109,7 @@ func (st *PagedState) catchUp() {
 				from = w.Pages[k-2].Info.EndCursor
 			}
 			again := st.Walker.Forward(url.Values{"pagination.newestFirst": {"false"}}, st.Size, from)
-			if rows := caughtUp(again, st.Fwd.Rows[:n]); rows != nil {
+			if rows := CaughtUp(again, st.Fwd.Rows[:n]); rows != nil {
 				w.Rows = append(w.Rows, rows...)
 				w.CaughtUp = len(rows)
 			}
@@ -117,9 +117,10 @@ func (st *PagedState) catchUp() {
 	}
 }
 
-// caughtUp returns the rows of the walk asked again that are missing, in
-// its order, when it is complete and holds every one of them; else nil.
-func caughtUp(again *Walk, missing []Row) []Row {
+// CaughtUp returns the rows of a walk asked again (again) that another
+// walk of it was missing, in again's order, when again is complete and
+// holds every one of them; else nil.
+func CaughtUp(again *Walk, missing []Row) []Row {
 	if again.Err != nil || !again.Complete {
 		return nil
 	}

@@ -350,9 +350,9 @@ func TestCaughtUp(t *testing.T) {
 		{"broke off", &Walk{Rows: tied("9a", "9b"), Complete: true, Err: fmt.Errorf("page 2: HTTP 500")}, nil},
 	}
 	for _, tc := range tests {
-		got := caughtUp(tc.again, missing)
+		got := CaughtUp(tc.again, missing)
 		if (got == nil) != (tc.want == nil) || strings.Join(idents(got), " ") != strings.Join(tc.want, " ") {
-			t.Errorf("%s: caughtUp = %v, want %v", tc.name, idents(got), tc.want)
+			t.Errorf("%s: CaughtUp = %v, want %v", tc.name, idents(got), tc.want)
 		}
 	}
 }

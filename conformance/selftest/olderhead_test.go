@@ -3,6 +3,7 @@ package selftest
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"sync/atomic"
 	"testing"
 
@@ -14,6 +15,7 @@ const (
 	backwardEnd = "backward" // a backward walk's last page: pagination.last, hasPreviousPage false
 	oldestEnd   = "oldest"   // an oldest-first walk's last page: newestFirst=false, hasNextPage false
 	firstPage   = "first"    // the listing's first pages (pagination.first without after) until a backward walk starts
+	upEnd       = "up"       // transactions: a walk up's last page (first and after, fewer rows than first)
 )
 
 // newestBlockLeftOut rewrites the key rotations answers of one kind (which)
@@ -66,6 +68,37 @@ func newestBlockLeftOut(which string, once bool, rewrote *atomic.Int32) defect {
 	}
 }
 
+// newestTransactionsLeftOut rewrites the transactions answers that end a
+// walk up to the newest (first and after, fewer rows than first) to hold
+// no transaction of the newest block, as a replica a block behind answers
+// them: the first such answer alone (once), or every one.
+func newestTransactionsLeftOut(once bool, rewrote *atomic.Int32) defect {
+	var fired atomic.Bool
+	return defect{
+		name: fmt.Sprintf("newest-transactions-left-out-once=%t", once), listing: "transactions", area: "pagination",
+		wrap: rewrite(transactionPath, nil, func(q url.Values, a *answer) {
+			first, err := strconv.Atoi(q.Get("first"))
+			if err != nil || q.Get("after") == "" {
+				return
+			}
+			txs, _ := a.obj()["transactions"].([]any)
+			if len(txs) == 0 || len(txs) >= first {
+				return
+			}
+			if once && !fired.CompareAndSwap(false, true) {
+				return
+			}
+			block := func(i int) any { return txs[i].(map[string]any)["block"] }
+			n := 0
+			for n < len(txs) && block(n) == block(0) {
+				n++
+			}
+			a.obj()["transactions"] = txs[n:]
+			rewrote.Add(1)
+		}),
+	}
+}
+
 // TestWalksFromAnotherHead: a backward or oldest-first walk whose last page
 // comes from a replica a block behind lacks the forward walk's newest rows.
 // The walks are asked again from that page: when they catch up, the rows
@@ -91,12 +124,18 @@ func TestWalksFromAnotherHead(t *testing.T) {
 		{which: oldestEnd, once: true, rule: "ROT-PAG-006", want: types.SpecStatePassed},
 		{which: oldestEnd, once: false, rule: "ROT-PAG-006", want: types.SpecStateFailed},
 		{which: firstPage, args: []string{"--max-pages", "3"}, rule: "ROT-PAG-002", want: types.SpecStatePassed},
+		{which: upEnd, once: true, rule: "TX-PAG-004", want: types.SpecStatePassed},
+		{which: upEnd, once: false, rule: "TX-PAG-004", want: types.SpecStateFailed},
 	} {
 		t.Run(fmt.Sprintf("%s/once=%t", tc.which, tc.once), func(t *testing.T) {
 			t.Parallel()
 			var rewrote atomic.Int32
-			srv := server(t, newestBlockLeftOut(tc.which, tc.once, &rewrote))
-			r := conform(t, srv.URL, append([]string{"--label-filter", "key-rotations && pagination"}, tc.args...)...)
+			d, filter := newestBlockLeftOut(tc.which, tc.once, &rewrote), "key-rotations && pagination"
+			if tc.which == upEnd {
+				d, filter = newestTransactionsLeftOut(tc.once, &rewrote), "transactions && pagination"
+			}
+			srv := server(t, d)
+			r := conform(t, srv.URL, append([]string{"--label-filter", filter}, tc.args...)...)
 			if rewrote.Load() == 0 {
 				t.Fatalf("no answer was rewritten\n%s", tail(r.output))
 			}

@@ -118,7 +118,31 @@ func (ts *txState) setUp() {
 	ts.down = ts.walkDown(nil)
 	ts.cut = paging.NewCutoff(ts.down.Rows, txCompare)
 	if ts.down.Err == nil && len(ts.down.Rows) > 0 {
-		ts.up = ts.walkUp(ts.down.Rows[len(ts.down.Rows)-1])
+		anchor := ts.down.Rows[len(ts.down.Rows)-1]
+		ts.up = ts.walkUp(anchor)
+		ts.catchUp(anchor)
+	}
+}
+
+// catchUp asks the walk up again from where it took its last page when it
+// lacks the walk down's newest rows: a replica a block behind may answer
+// that page (see paging.PagedState's catchUp). The rows it then holds are
+// added; a deployment that leaves them out every time does not catch up.
+func (ts *txState) catchUp(anchor paging.Row) {
+	if !ts.up.Complete {
+		return
+	}
+	n := ts.cut.NewestMissing(ts.down.Rows, ts.up.Rows)
+	if n == 0 {
+		return
+	}
+	from := anchor
+	if k := len(ts.up.Pages); k > 1 {
+		from = ts.up.Pages[k-2].Rows[0]
+	}
+	if rows := paging.CaughtUp(ts.walkUp(from), ts.down.Rows[:n]); rows != nil {
+		ts.up.Rows = append(rows, ts.up.Rows...)
+		ts.up.CaughtUp = len(rows)
 	}
 }
 
