@@ -62,6 +62,7 @@ conform() {
 	local name=$1 url=$2 seed=$3
 	shift 3
 	local out="$work/conform-$name-$seed.txt" rc
+	[ -n "${CONFORM_SEEDS_KEEP:-}" ] && out="$CONFORM_SEEDS_KEEP/conform-$name-$seed.txt"
 	if [ -x "$time_cmd" ]; then
 		"$time_cmd" -f "%e %M" -o "$work/time" "$bin" conform --base-url "$url" --seed "$seed" "$@" >"$out" 2>&1
 		rc=$?

@@ -225,7 +225,7 @@ func TestRunStopsOverHeapGuard(t *testing.T) {
 	if !st.Expired() {
 		t.Fatal("the run did not stop over the guard")
 	}
-	for _, want := range []string{"more than 256 MiB", "--page-size", "--max-pages"} {
+	for _, want := range []string{"more than 320 MiB", "--page-size", "--max-pages"} {
 		if msg := st.DeadlineMessage(); !strings.Contains(msg, want) {
 			t.Errorf("the stop says %q, want %q in it", msg, want)
 		}
