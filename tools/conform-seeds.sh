@@ -11,7 +11,8 @@
 # rules, requests, wall time) and exits 1 when any run did not pass.
 # Usage: tools/conform-seeds.sh BIN [SEEDS] [SCALE]
 # CONFORM_SEEDS_MODES picks the runs (default: static growing scale
-# replicas); CONFORM_SEEDS_REPLICA_SEEDS the replicas' seeds (default 3).
+# replicas); CONFORM_SEEDS_REPLICA_SEEDS the replicas' seeds (default 3);
+# CONFORM_SEEDS_KEEP, a directory, keeps each run's whole output there.
 set -u
 modes=" ${CONFORM_SEEDS_MODES:-static growing scale replicas} "
 replica_seeds=${CONFORM_SEEDS_REPLICA_SEEDS:-3}
