@@ -30,6 +30,12 @@ const DefaultPageCacheBytes = 32 << 20
 // (and the answers it keeps): past it, it starts again.
 const pageCacheQueries = 4096
 
+// maxCachedQuery is the longest raw query the cache remembers, in bytes
+// (the journal keeps as much, maxKeptQuery): a client's are far shorter,
+// and a hostile one's (up to the header limit, a megabyte) must not make
+// the queries remembered take gigabytes.
+const maxCachedQuery = maxKeptQuery
+
 // pageKey is a query as asked: its path and raw query. Two spellings of
 // one query are two keys: each is answered, and kept, on its own.
 type pageKey struct{ path, query string }
@@ -82,7 +88,7 @@ func (c *pageCache) get(r *http.Request, version uint64) *cachedPage {
 // was answered once before at that version and the answer fits; it copies
 // body, which the caller uses again.
 func (c *pageCache) put(r *http.Request, version uint64, body []byte, height, stamp []string, n *pageNote) {
-	if c.limit <= 0 || len(body) > c.limit/4 {
+	if c.limit <= 0 || len(body) > c.limit/4 || len(r.URL.RawQuery) > maxCachedQuery {
 		return
 	}
 	k := pageKey{r.URL.Path, r.URL.RawQuery}

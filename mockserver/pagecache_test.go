@@ -234,6 +234,19 @@ func TestPageCacheBounds(t *testing.T) {
 		t.Errorf("past the bytes: %d bytes kept, a kept %t, e kept %t", c.bytes, c.get(req("a"), 2) != nil, c.get(req("e"), 2) != nil)
 	}
 
+	// A query longer than maxCachedQuery: never remembered.
+	long := req("q=" + strings.Repeat("x", maxCachedQuery-2))
+	longer := req("q=" + strings.Repeat("x", maxCachedQuery-1))
+	seen := len(c.seen)
+	for range 2 {
+		c.put(long, 2, body(1), nil, nil, nil)
+		c.put(longer, 2, body(1), nil, nil, nil)
+	}
+	if c.get(long, 2) == nil || c.get(longer, 2) != nil || len(c.seen) != seen+1 {
+		t.Errorf("queries of %d and %d bytes: kept %t and %t, %d queries seen more, want true, false and 1",
+			maxCachedQuery, maxCachedQuery+1, c.get(long, 2) != nil, c.get(longer, 2) != nil, len(c.seen)-seen)
+	}
+
 	// Exactly the bytes: every answer kept.
 	c = newPageCache(1000)
 	for _, q := range []string{"w", "x", "y", "z"} {
