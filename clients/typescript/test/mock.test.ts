@@ -93,6 +93,12 @@ describe("the control API", () => {
       coreVersion: "v0.0.1-edge",
       protocolUpgradeBlock: true,
     };
+    // The newest page asked three times: the third answer comes from the
+    // page cache, and the row added below still shows at once.
+    for (let i = 0; i < 3; i++) await get(mock, "/api/v2/snapshots?pagination.first=1");
+    const cached = await mock.status();
+    assert.ok(cached.pageCache.hits > before.pageCache.hits, "a query asked again is served from the page cache");
+    assert.ok(cached.pageCache.answers > 0 && cached.pageCache.bytes > 0 && cached.pageCache.limitBytes > 0);
     const st = await mock.addRows("snapshots", [snap]);
     assert.equal(st.addedRows.snapshots, 1);
     assert.equal(st.counts.snapshots, before.counts.snapshots + 1);
