@@ -518,7 +518,7 @@ func WriteCatalogue(w io.Writer, rules []rule.Rule) error {
 	for _, r := range rules {
 		cite := ""
 		if r.Cite.Section != "" {
-			cite = fmt.Sprintf("§%s: %q", r.Cite.Section, r.Cite.Quote)
+			cite = r.Cite.Clause()
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.ID, r.Listing, r.Area, r.Level(), md(r.Text), md(cite))
 	}

@@ -663,7 +663,7 @@ func (st *modelState) judge(k modelKey) {
 func citeClauses(cs []model.Clause) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
-		parts[i] = fmt.Sprintf("§%s: %q", c.Section, c.Quote)
+		parts[i] = rule.Citation{Section: c.Section, Quote: c.Quote}.Clause()
 	}
 	return strings.Join(parts, "; ")
 }

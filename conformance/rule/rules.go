@@ -25,8 +25,12 @@ func (c Citation) String() string {
 	if c.Section == "" {
 		return ""
 	}
-	return fmt.Sprintf("spec §%s: %q", c.Section, c.Quote)
+	return "spec " + c.Clause()
 }
+
+// Clause writes the section and the quote alone, as the rule catalogue and
+// a failure's list of clauses do: §section: "quote".
+func (c Citation) Clause() string { return fmt.Sprintf("§%s: %q", c.Section, c.Quote) }
 
 // Level is how a rule is declared: a MUST rule with the spec text it rests
 // on, or a SHOULD rule (label "strict") that only docs/behaviour.md decides.
