@@ -1,0 +1,61 @@
+package model
+
+import (
+	"maps"
+	"testing"
+)
+
+// TestCoverageCountsEachQuery checks the tallies of a plan's Coverage
+// against a count made apart from it: the queries of each source, the
+// queries each parameter (in the spec's spelling) appears in, and the
+// class queries of each parameter and class, a core query equal to one
+// asked before it counted too.
+func TestCoverageCountsEachQuery(t *testing.T) {
+	rich := richModels()
+	for _, m := range []*Model{rich[0], rich[4]} {
+		t.Run(m.Listing.String(), func(t *testing.T) {
+			mm := *m
+			mm.issued = nil
+			p := NewPlan(&mm, 2, 320, nil)
+			first := p.First()
+			all := append(first, p.Then(oracleAnswers(&mm, first))...)
+			c := p.Coverage()
+			sources, params, classes := map[Source]int{}, map[string]int{}, map[string]map[Class]int{}
+			for _, q := range all {
+				sources[q.Source]++
+				for _, k := range paramNames(q.Values) {
+					params[k]++
+				}
+			}
+			for _, q := range append(all, p.alias...) {
+				if q.Source != SourceClass {
+					continue
+				}
+				for _, name := range q.Params {
+					if classes[name] == nil {
+						classes[name] = map[Class]int{}
+					}
+					classes[name][q.Class]++
+				}
+			}
+			if c.Queries != len(all) || !maps.Equal(c.Sources, sources) {
+				t.Errorf("%d queries by source %v, want %d: %v", c.Queries, c.Sources, len(all), sources)
+			}
+			if !maps.Equal(c.Params, params) {
+				t.Errorf("queries by parameter %v, want %v", c.Params, params)
+			}
+			if len(c.Classes) != len(classes) {
+				t.Errorf("classes of %d parameters, want %d", len(c.Classes), len(classes))
+			}
+			for name, want := range classes {
+				if !maps.Equal(c.Classes[name], want) {
+					t.Errorf("%s: class queries %v, want %v", name, c.Classes[name], want)
+				}
+			}
+			// The tallies are of queries asked: each is at least one.
+			if sources[SourceCore] == 0 || sources[SourceClass] == 0 || sources[SourceTail] == 0 {
+				t.Errorf("no core, class or tail query among %v", sources)
+			}
+		})
+	}
+}
