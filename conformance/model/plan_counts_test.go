@@ -59,3 +59,35 @@ func TestCoverageCountsEachQuery(t *testing.T) {
 		})
 	}
 }
+
+// TestAnchorDrawsHeldRows checks the rows the generator grows queries
+// from: each a held row, the ends of the head and tail around a gap among
+// them, and none of a model that holds only a tail, or only a head, is
+// out of its rows.
+func TestAnchorDrawsHeldRows(t *testing.T) {
+	head, tail := txRows("9.2 A p1", "9.1 B p2", "8.0 C p3"), txRows("2.1 D p1", "2.0 E p2", "1.0 F p3")
+	for _, tc := range []struct {
+		name       string
+		m          *Model
+		gapEndsToo bool
+	}{
+		{"head and tail", New(Transactions, DefaultLimits, head, tail, false), true},
+		{"tail only", New(Transactions, DefaultLimits, nil, tail, false), false},
+		{"head only", New(Transactions, DefaultLimits, head, nil, true), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGen(tc.m, 1)
+			drawn := map[Key]int{}
+			for range 200 {
+				r := g.anchor()
+				if !g.held[r.Key] {
+					t.Fatalf("anchor %v is not a held row", r.Key)
+				}
+				drawn[r.Key]++
+			}
+			if tc.gapEndsToo && (drawn[head[2].Key] < 25 || drawn[tail[0].Key] < 25) {
+				t.Errorf("the rows beside the gap drawn %d and %d times of 200, want about 33 (an eighth, and a sixth of a quarter)", drawn[head[2].Key], drawn[tail[0].Key])
+			}
+		})
+	}
+}
