@@ -10,7 +10,7 @@ import (
 
 func TestOneChanged(t *testing.T) {
 	for in, want := range map[string]string{
-		"": "0", "a0": "a1", "a8": "a9", "a9": "aa", "ae": "af", "af": "a0", "aE": "aF", "aA": "aB",
+		"": "0", "a0": "a1", "ba": "bb", "a8": "a9", "a9": "aa", "ae": "af", "af": "a0", "aE": "aF", "aA": "aB",
 		"ag": "ah", "ay": "az", "az": "aa", "aG": "aH", "aZ": "aA", "a.": "a0", "Submit Order": "Submit Ordes",
 	} {
 		if got := oneChanged(in); got != want {
