@@ -2,6 +2,7 @@ package model
 
 import (
 	"maps"
+	"net/url"
 	"testing"
 )
 
@@ -87,6 +88,47 @@ func TestAnchorDrawsHeldRows(t *testing.T) {
 			}
 			if tc.gapEndsToo && (drawn[head[2].Key] < 25 || drawn[tail[0].Key] < 25) {
 				t.Errorf("the rows beside the gap drawn %d and %d times of 200, want about 33 (an eighth, and a sixth of a quarter)", drawn[head[2].Key], drawn[tail[0].Key])
+			}
+		})
+	}
+}
+
+// TestContextWithoutHeldRows checks the cursor a transactions query is
+// given to keep it within the held rows when the model holds no head (a
+// forward count then gets none) or no row at all (neither count does).
+func TestContextWithoutHeldRows(t *testing.T) {
+	tailOnly := New(Transactions, DefaultLimits, nil, txRows("2.1 D p1", "2.0 E p2"), false)
+	empty := New(Transactions, DefaultLimits, nil, nil, false)
+	for _, tc := range []struct {
+		name  string
+		m     *Model
+		count string
+		// cursor is the cursor parameter some seed gives, or "".
+		cursor string
+	}{
+		{"no head, forwards", tailOnly, "first", ""},
+		{"no head, backwards", tailOnly, "last", "before"},
+		{"no row, forwards", empty, "first", ""},
+		{"no row, backwards", empty, "last", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			given := 0
+			for seed := int64(1); seed <= 20; seed++ {
+				g := newGen(tc.m, seed)
+				q := url.Values{"parties": {"p1"}, tc.count: {"2"}}
+				g.context(q, &Row{})
+				if q.Has("after") || q.Has("before") && tc.cursor != "before" {
+					t.Fatalf("seed %d: a cursor of no held row: %s", seed, Canonical(q))
+				}
+				if q.Has("before") {
+					given++
+					if k, ok := tc.m.cursors[q.Get("before")]; !ok || !g.held[k] {
+						t.Errorf("seed %d: before=%s is no held row's cursor", seed, q.Get("before"))
+					}
+				}
+			}
+			if tc.cursor != "" && given == 0 {
+				t.Errorf("no seed of 20 gave a %s cursor", tc.cursor)
 			}
 		})
 	}
