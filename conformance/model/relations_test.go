@@ -125,6 +125,7 @@ var pagedCases = []relCase{
 	{"chain oldest first", RelRotationsChain, Rotations, "", nil, []string{rotation(`10`, "n", "0xa", "0xb"), rotation(`20`, "n", "0xb", "0xc"), rotation(`30`, "n", "0xc", "0xd")}, 2, nil},
 	{"chain broken", RelRotationsChain, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xz", "0xc"), rotation(`"10"`, "n", "0xa", "0xb")}, 1, []int{0}},
 	{"chain of a row given twice", RelRotationsChain, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xa", "0xb"), rotation(`"20"`, "n", "0xa", "0xb"), rotation(`"10"`, "n", "0x9", "0xa")}, 2, nil},
+	{"chain after two rows of the height below: the last is the previous", RelRotationsChain, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xb", "0xc"), rotation(`"10"`, "n", "0xa", "0xb"), rotation(`"10"`, "n", "0xa", "0xd")}, 1, []int{0}},
 	{"chain of a row without its height", RelRotationsChain, Rotations, "", nil, []string{`{"nodeId":"n","oldAddress":"0xz","newAddress":"0xc"}`, rotation(`"10"`, "n", "0xa", "0xb")}, 0, nil},
 	{"chain of other nodes", RelRotationsChain, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xz", "0xc"), rotation(`"10"`, "m", "0xa", "0xb")}, 0, nil},
 	{"change", RelRotationsChange, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xa", "0xb"), rotation(`"10"`, "m", "0xa", "0xa")}, 2, []int{1}},
