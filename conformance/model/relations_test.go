@@ -277,7 +277,8 @@ var txCommandCases = []relCase{
 		tx(cmd("batchProposalSubmission", `{"other":{"changes":[{"enactmentTimestamp":"5"}]},"terms":{"changes":[{"enactmentTimestamp":"0"}]}}`))}, 0, nil},
 	{"one risk model", RelTxOneRiskModel, Transactions, "", nil, []string{
 		tx(market("newMarket", `{"logNormal":{},"simple":{}}`)),
-		tx(market("newSpotMarket", `{"simple":{},"logNormal":null}`))}, 2, []int{0}},
+		tx(market("newSpotMarket", `{"simple":{},"logNormal":null}`)),
+		tx(market("updateMarket", `{"simple":{},"logNormal":{}}`))}, 3, []int{0, 2}},
 	{"staleness per source", RelTxStaleness, Transactions, "", nil, []string{
 		tx(market("newMarket", `{"markPriceConfiguration":{"sourceStalenessTolerance":["1s","2s","3s"],"dataSourcesSpec":[{},{}]}}`)),
 		tx(perpetual(`"internalCompositePriceConfiguration":{"sourceStalenessTolerance":["1s","2s","3s","4s"],"dataSourcesSpec":[{},{}]}`)),
