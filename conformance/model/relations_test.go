@@ -758,6 +758,13 @@ func TestNearTheChainsTime(t *testing.T) {
 		secs  int64
 		near  bool
 	}{
+		// near is 20 years (of 365 days) before the chain's time to 100
+		// after, written here in seconds apart from the constants.
+		{clock, now - 630_720_000, true},
+		{clock, now - 19*365*86400, true},
+		{clock, now - 21*365*86400, false},
+		{clock, now + 3_153_600_000, true},
+		{clock, now + 101*365*86400, false},
 		{clock, now - nearBefore, true},
 		{clock, now - nearBefore - 1, false},
 		{clock, now + nearAfter, true},
