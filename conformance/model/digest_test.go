@@ -48,6 +48,7 @@ func TestDigestIsOfContent(t *testing.T) {
 		{`{}`, `{"a":null}`, false},
 		{`{"a":""}`, `{ "a" : "" }`, true},
 		{"{\"a\":\"\xc3\xa9\"}", `{"a":"\u00e9"}`, true},
+		{"{\"a\":\"\xff\xfe\"}", `{"a":"\ufffd\ufffd"}`, true}, // bytes that are not UTF-8 read as encoding/json reads them
 		{`["a","b"]`, `["ab"]`, false},
 		{`{"x":{"a":"1"},"y":{"b":"2"}}`, `{"x":{"b":"2"},"y":{"a":"1"}}`, false},
 	} {

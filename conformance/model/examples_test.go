@@ -108,6 +108,7 @@ func TestExamplesFileErrors(t *testing.T) {
 		{"not a list of objects", "{\"examples\": [\n\n 3]}", ":3: json: cannot unmarshal number"},
 		{"cut short", "{\"examples\": [\n" + good, ":2: the JSON ends early"},
 		{"cut short after the bracket", "{\"examples\": [\n  ", ":2: the JSON ends early"},
+		{"cut short after a comma", "{\"examples\": [\n" + good + ",\n ", ":3: the JSON ends early"},
 		{"something after", "{\"examples\": []}\n{}", ":2: something follows the object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -214,6 +214,7 @@ func TestObserverTracksHeads(t *testing.T) {
 		{"paged, oldest first", []step{{Snapshots, "pagination.first=1", snapPage(snapNode(10, "a")), "", 0}, {Snapshots, "pagination.first=1&pagination.newestFirst=false", snapPage(snapNode(1, "b")), "", 2}}, 0, 0, 1},
 		{"paged, a cursor", []step{{Snapshots, "", snapPage(snapNode(10, "a")), "", 0}, {Snapshots, "pagination.after=x", snapPage(snapNode(9, "b")), "", 2}}, 0, 0, 1},
 		{"paged, a count twice", []step{{Snapshots, "", snapPage(snapNode(10, "a")), "", 0}, {Snapshots, "pagination.first=1&pagination.first=2", snapPage(snapNode(9, "b")), "", 2}}, 0, 0, 1},
+		{"paged, an empty page before a cursor seen", []step{{Snapshots, "pagination.first=2", snapPage(snapNode(12, "b"), snapNode(10, "a")), "", 0}, {Snapshots, "pagination.last=2&pagination.before=c1", snapPage(), "", 2}}, 1, 0, 2},
 		{"an empty page", []step{{Snapshots, "", snapPage(snapNode(10, "a")), "", 0}, {Snapshots, "", snapPage(), "", 2}}, 0, 0, 1},
 		{"heights", []step{{Parameters, "", []byte(`{"networkParameters":{"edges":[]}}`), "100", 0}, {Parameters, "", []byte(`{"networkParameters":{"edges":[]}}`), "99", 1.5}, {Parameters, "", []byte(`{"networkParameters":{"edges":[]}}`), "101", 3}}, 0, 1, 0},
 		{"a height that does not parse", []step{{Snapshots, "x=1", snapPage(), "100", 0}, {Snapshots, "x=1", snapPage(), "ninety", 2}}, 0, 0, 0},
@@ -400,5 +401,18 @@ func TestTrackKeepsTheFirstOfEqualHeads(t *testing.T) {
 	tr.add(at(1), 5, 1) // equal, earlier: the record now
 	if len(tr.points) != 1 || tr.points[0].url != 1 || !tr.points[0].at.Equal(at(1)) {
 		t.Errorf("points %+v, want the one answer of head 5 that came back first", tr.points)
+	}
+}
+
+// TestObserverIgnoresWhatIsNoListing checks that an answer of no listing
+// the observer knows (a listing number past the last) is not read.
+func TestObserverIgnoresWhatIsNoListing(t *testing.T) {
+	o := NewObserver(ObserverOptions{})
+	for _, l := range []Listing{Listing(len(Listings)), Listing(len(Listings) + 1)} {
+		a := ans(Snapshots, "", snapPage(snapNode(10, "a")), 0)
+		a.Listing = l
+		if p, err := o.Observe(a); p != nil || err != nil {
+			t.Errorf("listing %d: page %v, error %v; want neither", l, p, err)
+		}
 	}
 }

@@ -125,6 +125,7 @@ var pagedCases = []relCase{
 	{"chain oldest first", RelRotationsChain, Rotations, "", nil, []string{rotation(`10`, "n", "0xa", "0xb"), rotation(`20`, "n", "0xb", "0xc"), rotation(`30`, "n", "0xc", "0xd")}, 2, nil},
 	{"chain broken", RelRotationsChain, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xz", "0xc"), rotation(`"10"`, "n", "0xa", "0xb")}, 1, []int{0}},
 	{"chain of a row given twice", RelRotationsChain, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xa", "0xb"), rotation(`"20"`, "n", "0xa", "0xb"), rotation(`"10"`, "n", "0x9", "0xa")}, 2, nil},
+	{"chain after two rows of the height below: the last is the previous", RelRotationsChain, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xb", "0xc"), rotation(`"10"`, "n", "0xa", "0xb"), rotation(`"10"`, "n", "0xa", "0xd")}, 1, []int{0}},
 	{"chain of a row without its height", RelRotationsChain, Rotations, "", nil, []string{`{"nodeId":"n","oldAddress":"0xz","newAddress":"0xc"}`, rotation(`"10"`, "n", "0xa", "0xb")}, 0, nil},
 	{"chain of other nodes", RelRotationsChain, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xz", "0xc"), rotation(`"10"`, "m", "0xa", "0xb")}, 0, nil},
 	{"change", RelRotationsChange, Rotations, "", nil, []string{rotation(`"20"`, "n", "0xa", "0xb"), rotation(`"10"`, "m", "0xa", "0xa")}, 2, []int{1}},
@@ -276,7 +277,8 @@ var txCommandCases = []relCase{
 		tx(cmd("batchProposalSubmission", `{"other":{"changes":[{"enactmentTimestamp":"5"}]},"terms":{"changes":[{"enactmentTimestamp":"0"}]}}`))}, 0, nil},
 	{"one risk model", RelTxOneRiskModel, Transactions, "", nil, []string{
 		tx(market("newMarket", `{"logNormal":{},"simple":{}}`)),
-		tx(market("newSpotMarket", `{"simple":{},"logNormal":null}`))}, 2, []int{0}},
+		tx(market("newSpotMarket", `{"simple":{},"logNormal":null}`)),
+		tx(market("updateMarket", `{"simple":{},"logNormal":{}}`))}, 3, []int{0, 2}},
 	{"staleness per source", RelTxStaleness, Transactions, "", nil, []string{
 		tx(market("newMarket", `{"markPriceConfiguration":{"sourceStalenessTolerance":["1s","2s","3s"],"dataSourcesSpec":[{},{}]}}`)),
 		tx(perpetual(`"internalCompositePriceConfiguration":{"sourceStalenessTolerance":["1s","2s","3s","4s"],"dataSourcesSpec":[{},{}]}`)),
@@ -756,6 +758,13 @@ func TestNearTheChainsTime(t *testing.T) {
 		secs  int64
 		near  bool
 	}{
+		// near is 20 years (of 365 days) before the chain's time to 100
+		// after, written here in seconds apart from the constants.
+		{clock, now - 630_720_000, true},
+		{clock, now - 19*365*86400, true},
+		{clock, now - 21*365*86400, false},
+		{clock, now + 3_153_600_000, true},
+		{clock, now + 101*365*86400, false},
 		{clock, now - nearBefore, true},
 		{clock, now - nearBefore - 1, false},
 		{clock, now + nearAfter, true},

@@ -10,7 +10,7 @@ import (
 
 func TestOneChanged(t *testing.T) {
 	for in, want := range map[string]string{
-		"": "0", "a0": "a1", "a8": "a9", "a9": "aa", "ae": "af", "af": "a0", "aE": "aF", "aA": "aB",
+		"": "0", "a0": "a1", "ba": "bb", "a8": "a9", "a9": "aa", "ae": "af", "af": "a0", "aE": "aF", "aA": "aB",
 		"ag": "ah", "ay": "az", "az": "aa", "aG": "aH", "aZ": "aA", "a.": "a0", "Submit Order": "Submit Ordes",
 	} {
 		if got := oneChanged(in); got != want {
@@ -472,6 +472,12 @@ func TestWhyNot(t *testing.T) {
 		{"a reason in under half the candidates", snap, []string{pFirst, pLast}, searchStats{tries: 10, weak: map[string]int{pLast: 10},
 			whys: map[string]map[string]int{pLast: whys(4, "first with last (first wins)")}},
 			"in 10 candidates drawn from the held rows, dropping or changing pagination.last never changed the answer beside pagination.first: the data held no such case"},
+		{"a reason in exactly half the candidates", snap, []string{pFirst, pLast}, searchStats{tries: 8, weak: map[string]int{pLast: 8},
+			whys: map[string]map[string]int{pLast: whys(4, "first with last (first wins)")}},
+			"pagination.last never changes the answer beside pagination.first: first with last (first wins)"},
+		{"a reason in one of three candidates", snap, []string{pFirst, pLast}, searchStats{tries: 3, weak: map[string]int{pLast: 3},
+			whys: map[string]map[string]int{pLast: whys(1, "first with last (first wins)")}},
+			"in 3 candidates drawn from the held rows, dropping or changing pagination.last never changed the answer beside pagination.first: the data held no such case"},
 		{"a reason that names another", snap, []string{pFirst, pLast}, searchStats{tries: 4, weak: map[string]int{pLast: 4},
 			whys: map[string]map[string]int{pLast: whys(4, "no count")}},
 			"in 4 candidates drawn from the held rows, dropping or changing pagination.last never changed the answer beside pagination.first: the data held no such case"},
