@@ -27,7 +27,9 @@ func (*deadlineDiscard) SetWriteDeadline(time.Time) error { return nil }
 // (ns/req-bare), with the log alone, with the journal and the warnings
 // alone, and with all three (ns/req-all); and reports what each adds to a
 // request (log-ns, journal-ns, added-ns) and the allocations all three add
-// (allocs-added). The times are the CPU time of the benchmark's thread
+// (allocs-added). Every handler has the page cache, as harness serve does,
+// so that after the first requests each page is served from it and the
+// handlers differ by the observing alone. The times are the CPU time of the benchmark's thread
 // (Linux; elsewhere the wall clock's), so that a loaded machine's waits for
 // a core do not count; the garbage collector's work on other threads does
 // not either, hence the allocations. Rounds of a thousand requests, each
