@@ -22,7 +22,7 @@ var mockRequests atomic.Int64
 
 // mockURL serves the default world's mock for the package's tests.
 var mockURL = sync.OnceValues(func() (string, error) {
-	w, err := world.Generate(world.Options{Seed: 1, Scale: 1})
+	w, err := world.Generate(world.Options{Seed: 1, Scale: 0.1})
 	if err != nil {
 		return "", err
 	}
