@@ -65,56 +65,74 @@ func (st *PagedState) SetUp() {
 
 // catchUp asks again the end of each walk that reaches the listing's
 // newest end late (the backward walks, the oldest-first walk) when it lacks
-// the forward walk's newest rows. Replicas that share a chain add a block a
-// few milliseconds apart, so such a walk's last page may come from one a
-// block behind: asked again from where it took that page, the walk holds
-// them, and they are added to it (CaughtUp says how many), so that no rule
-// reads the lag as lost rows (the head rules judge lag). A deployment that
-// leaves the rows out every time it is asked does not catch up, and the
-// rules see the walk as it came.
+// the forward walk's newest rows (Cutoff.CatchUp): replicas that share a
+// chain add a block a few milliseconds apart, so such a walk's last page
+// may come from one a block behind, and no rule may read the lag as lost
+// rows (the head rules judge lag).
 func (st *PagedState) catchUp() {
 	if !st.Listing.Ordered || st.Fwd.Err != nil || len(st.Fwd.Rows) == 0 {
 		return
 	}
-	type backwardWalk struct {
-		w      *Walk
-		size   int
-		anchor string // the cursor it started from ("": the end)
+	ref := st.Fwd.Rows
+	// backward walks again with last=size from the cursor the walk's last
+	// page was asked with: the start cursor of the page before it, or the
+	// walk's own anchor ("": the end).
+	backward := func(size int, anchor string) func(*Page) *Walk {
+		return func(before *Page) *Walk {
+			from := anchor
+			if before != nil {
+				from = before.Info.StartCursor
+			}
+			return st.Walker.backward(nil, size, from)
+		}
 	}
-	backward := []backwardWalk{{st.Bwd, st.BSize, ""}}
+	st.Cut.CatchUp(ref, st.Bwd, false, backward(st.BSize, ""))
 	if st.BwdAnchored != nil {
-		backward = append(backward, backwardWalk{st.BwdAnchored, st.Size, st.Fwd.Rows[len(st.Fwd.Rows)-1].Cursor})
+		st.Cut.CatchUp(ref, st.BwdAnchored, false, backward(st.Size, ref[len(ref)-1].Cursor))
 	}
-	for _, b := range backward {
-		w := b.w
-		if w == nil || !w.Complete {
-			continue
+	st.Cut.CatchUp(ref, st.Asc, true, func(before *Page) *Walk {
+		from := ""
+		if before != nil {
+			from = before.Info.EndCursor
 		}
-		if n := st.Cut.NewestMissing(st.Fwd.Rows, w.Rows); n > 0 {
-			from := b.anchor
-			if k := len(w.Pages); k > 1 {
-				from = w.Pages[k-2].Info.StartCursor
-			}
-			again := st.Walker.backward(nil, b.size, from)
-			if rows := CaughtUp(again, st.Fwd.Rows[:n]); rows != nil {
-				w.Rows = append(rows, w.Rows...)
-				w.CaughtUp = len(rows)
-			}
-		}
+		return st.Walker.Forward(url.Values{"pagination.newestFirst": {"false"}}, st.Size, from)
+	})
+}
+
+// CatchUp completes a walk w that reaches the listing's newest end last
+// and lacks the newest rows of ref (a reference walk's rows, newest first)
+// by their primary key. again asks w again from where w took its last
+// page, given the page w asked before it (nil: w had one page); when that
+// walk holds every row missing, they are added to w (at its end when
+// newestLast, w's rows running oldest first; else at its start), and
+// w.CaughtUp says how many. A deployment that leaves the rows out every
+// time it is asked does not catch up, and w stays as it came.
+func (c Cutoff) CatchUp(ref []Row, w *Walk, newestLast bool, again func(before *Page) *Walk) {
+	if w == nil || !w.Complete {
+		return
 	}
-	if w := st.Asc; w != nil && w.Complete {
-		if n := st.Cut.NewestMissing(st.Fwd.Rows, Reversed(w.Rows)); n > 0 {
-			from := ""
-			if k := len(w.Pages); k > 1 {
-				from = w.Pages[k-2].Info.EndCursor
-			}
-			again := st.Walker.Forward(url.Values{"pagination.newestFirst": {"false"}}, st.Size, from)
-			if rows := CaughtUp(again, st.Fwd.Rows[:n]); rows != nil {
-				w.Rows = append(w.Rows, rows...)
-				w.CaughtUp = len(rows)
-			}
-		}
+	got := w.Rows
+	if newestLast {
+		got = Reversed(got)
 	}
+	n := c.NewestMissing(ref, got)
+	if n == 0 {
+		return
+	}
+	var before *Page
+	if k := len(w.Pages); k > 1 {
+		before = w.Pages[k-2]
+	}
+	rows := CaughtUp(again(before), ref[:n])
+	if rows == nil {
+		return
+	}
+	if newestLast {
+		w.Rows = append(w.Rows, rows...)
+	} else {
+		w.Rows = append(rows, w.Rows...)
+	}
+	w.CaughtUp = len(rows)
 }
 
 // CaughtUp returns the rows of a walk asked again (again) that another

@@ -126,24 +126,16 @@ func (ts *txState) setUp() {
 
 // catchUp asks the walk up again from where it took its last page when it
 // lacks the walk down's newest rows: a replica a block behind may answer
-// that page (see paging.PagedState's catchUp). The rows it then holds are
-// added; a deployment that leaves them out every time does not catch up.
+// that page (paging.Cutoff.CatchUp). The page before the last one asked
+// with its newest row's cursor, and the first with the anchor's.
 func (ts *txState) catchUp(anchor paging.Row) {
-	if !ts.up.Complete {
-		return
-	}
-	n := ts.cut.NewestMissing(ts.down.Rows, ts.up.Rows)
-	if n == 0 {
-		return
-	}
-	from := anchor
-	if k := len(ts.up.Pages); k > 1 {
-		from = ts.up.Pages[k-2].Rows[0]
-	}
-	if rows := paging.CaughtUp(ts.walkUp(from), ts.down.Rows[:n]); rows != nil {
-		ts.up.Rows = append(rows, ts.up.Rows...)
-		ts.up.CaughtUp = len(rows)
-	}
+	ts.cut.CatchUp(ts.down.Rows, ts.up, false, func(before *paging.Page) *paging.Walk {
+		from := anchor
+		if before != nil {
+			from = before.Rows[0]
+		}
+		return ts.walkUp(from)
+	})
 }
 
 func (ts *txState) page(q url.Values) (*paging.Page, *client.Exchange, error) {
