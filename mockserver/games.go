@@ -66,9 +66,6 @@ func (s *Server) epochWindow(st store.Reader, q query) (from, to uint64, e *apiE
 }
 
 func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
-	if s.serveCached(w, r, true) {
-		return
-	}
 	n := noteOf(w)
 	s.answer(w, r, true, func(st store.Reader, b []byte) ([]byte, *apiError) { return s.gamesPage(st, r, b, n) })
 }

@@ -9,9 +9,6 @@ import (
 )
 
 func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
-	if s.serveCached(w, r, true) {
-		return
-	}
 	n := noteOf(w)
 	s.answer(w, r, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
 		_, p, err := s.pagedQuery(r, n)
@@ -35,9 +32,6 @@ func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
-	if s.serveCached(w, r, true) {
-		return
-	}
 	n := noteOf(w)
 	s.answer(w, r, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
 		q, p, err := s.pagedQuery(r, n)
@@ -73,9 +67,6 @@ func (s *Server) listKeyRotations(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listNetworkParameters(w http.ResponseWriter, r *http.Request) {
-	if s.serveCached(w, r, true) {
-		return
-	}
 	n := noteOf(w)
 	s.answer(w, r, true, func(st store.Reader, b []byte) ([]byte, *apiError) {
 		_, p, err := s.pagedQuery(r, n)

@@ -120,9 +120,19 @@ func (c *pageCache) put(r *http.Request, version uint64, body []byte, height, st
 	c.bytes += len(p.body)
 }
 
+// cached serves a listing's queries from the page cache when it keeps
+// their answer at the store's version, and from h otherwise.
+func (s *Server) cached(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.serveCached(w, r) {
+			h(w, r)
+		}
+	}
+}
+
 // serveCached answers r from the cache when it keeps the answer to its
 // query at the store's version, and reports whether it did.
-func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, blockHeaders bool) bool {
+func (s *Server) serveCached(w http.ResponseWriter, r *http.Request) bool {
 	p := s.pages.get(r, s.store.Version())
 	if p == nil {
 		return false
@@ -130,15 +140,8 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, blockHeader
 	if n := noteOf(w); n != nil {
 		n.answered, n.Page, n.start, n.end, n.late = p.answered, p.page, p.start, p.end, p.late
 	}
-	h := w.Header()
-	if blockHeaders {
-		h["X-Block-Height"] = p.height
-		h["X-Block-Timestamp"] = p.stamp
-	}
-	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = p.length
-	w.WriteHeader(http.StatusOK)
-	w.Write(p.body)
+	setBlockHeaders(w.Header(), p.height, p.stamp)
+	writeOK(w, p.length, p.body)
 	return true
 }
 

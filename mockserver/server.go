@@ -217,15 +217,15 @@ func newServer(cfg Config, st *store.Store, observed bool) *Server {
 		listing string
 	}
 	listings := []listing{
-		{"/api/v2/games", s.listGames, records.ListingGames},
-		{"/api/v2/snapshots", s.listSnapshots, records.ListingSnapshots},
-		{"/api/v2/core/keys/ethereum/rotations", s.listKeyRotations, records.ListingKeyRotations},
-		{"/api/v2/network/parameters", s.listNetworkParameters, records.ListingNetworkParameters},
-		{"/transactions", s.listTransactions, records.ListingTransactions},
-		{"/rest/transactions", s.listTransactions, records.ListingTransactions},
+		{"/api/v2/games", s.cached(s.listGames), records.ListingGames},
+		{"/api/v2/snapshots", s.cached(s.listSnapshots), records.ListingSnapshots},
+		{"/api/v2/core/keys/ethereum/rotations", s.cached(s.listKeyRotations), records.ListingKeyRotations},
+		{"/api/v2/network/parameters", s.cached(s.listNetworkParameters), records.ListingNetworkParameters},
+		{"/transactions", s.cached(s.listTransactions), records.ListingTransactions},
+		{"/rest/transactions", s.cached(s.listTransactions), records.ListingTransactions},
 	}
 	if p := transactionsPrefix(s.cfg.TransactionsPrefix); p != "" {
-		listings = append(listings, listing{p + "/transactions", s.listTransactions, records.ListingTransactions})
+		listings = append(listings, listing{p + "/transactions", s.cached(s.listTransactions), records.ListingTransactions})
 	}
 	listingOf := map[string]string{}
 	direct := map[string]http.Handler{}
@@ -407,25 +407,36 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, blockHeaders boo
 		b, err = fn(st, (*bp)[:0])
 		height, ts = st.BlockHeaders()
 	})
-	h := w.Header()
-	if blockHeaders {
-		h["X-Block-Height"] = height // keys already canonical
-		h["X-Block-Timestamp"] = ts
+	if !blockHeaders {
+		height, ts = nil, nil
 	}
+	setBlockHeaders(w.Header(), height, ts)
 	if err != nil {
 		writeError(w, err)
 	} else {
-		h["Content-Type"] = contentTypeJSON
-		h["Content-Length"] = []string{strconv.Itoa(len(b))}
-		w.WriteHeader(http.StatusOK)
-		w.Write(b)
-		if !blockHeaders {
-			height, ts = nil, nil
-		}
+		writeOK(w, []string{strconv.Itoa(len(b))}, b)
 		s.pages.put(r, version, b, height, ts, noteOf(w))
 	}
 	if cap(b) <= 4<<20 {
 		*bp = b
 		s.bufs.Put(bp)
 	}
+}
+
+// setBlockHeaders sets a data-node answer's X-Block-Height and
+// X-Block-Timestamp (nil: the answer carries none).
+func setBlockHeaders(h http.Header, height, stamp []string) {
+	if height != nil {
+		h["X-Block-Height"] = height // keys already canonical
+		h["X-Block-Timestamp"] = stamp
+	}
+}
+
+// writeOK writes a 200 answer of body, its Content-Length given.
+func writeOK(w http.ResponseWriter, length []string, body []byte) {
+	h := w.Header()
+	h["Content-Type"] = contentTypeJSON
+	h["Content-Length"] = length
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
 }

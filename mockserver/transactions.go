@@ -92,9 +92,6 @@ func (s *Server) parseTxRequest(q query) (txRequest, *apiError) {
 }
 
 func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request) {
-	if s.serveCached(w, r, false) {
-		return
-	}
 	n := noteOf(w)
 	q, err := parseQuery(r, n)
 	if err != nil {

@@ -514,13 +514,13 @@ func (s *Store) Counts() map[string]int {
 	return s.current().counts()
 }
 
-// current is what readers read: the view of the rows added, or the store
-// itself.
 // Version returns the number of changes made to the store so far. Read
 // during a Read, it names the rows the reader sees: an answer made from
 // them is the answer again for as long as Version returns the same number.
 func (s *Store) Version() uint64 { return s.version.Load() }
 
+// current is what readers read: the view of the rows added, or the store
+// itself.
 func (s *Store) current() *Store {
 	if s.view != nil {
 		return s.view
