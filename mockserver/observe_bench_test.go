@@ -5,11 +5,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/chaindata/harness/mockserver/requestlog"
+	"github.com/chaindata/harness/mockserver/store"
 )
 
 // deadlineDiscard is a discard writer that takes a write deadline, as a
@@ -41,13 +41,7 @@ func (*deadlineDiscard) SetWriteDeadline(time.Time) error { return nil }
 // observes is added in observe.go and logRequests; this benchmark shows
 // whether it stays within that budget.
 func BenchmarkObservationCost(b *testing.B) {
-	st, err := journalBenchStore()
-	if err != nil {
-		b.Fatal(err)
-	}
-	logw := requestlog.NewWriter(io.Discard, 0)
-	defer logw.Close()
-	log := requestlog.New(logw, requestlog.Text)
+	st, log := observedBenchSetUp(b)
 	handlers := []http.Handler{
 		newServer(Config{}, st, false),
 		newServer(Config{RequestLog: log}, st, false),
@@ -55,14 +49,7 @@ func BenchmarkObservationCost(b *testing.B) {
 		New(Config{RequestLog: log}, st),
 	}
 	const bare, logOnly, journalOnly, all = 0, 1, 2, 3
-	cases := []struct{ name, target string }{
-		{"networkparameters", "/api/v2/network/parameters?pagination.first=100"},
-		{"snapshots", "/api/v2/snapshots?pagination.first=100"},
-		{"transactions", "/transactions?first=50"},
-		{"transactions-cmdtypes", "/transactions?first=50&cmdTypes=Batch+Proposal"},
-		{"games", "/api/v2/games?pagination.first=100"},
-		{"snapshots-with-a-warning", "/api/v2/snapshots?pagination.first=100&first=100"},
-	}
+	cases := append(wirePages[:len(wirePages):len(wirePages)], benchPage{"snapshots-with-a-warning", "/api/v2/snapshots?pagination.first=100&first=100"})
 	const perRound = 1000
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
@@ -98,27 +85,15 @@ func BenchmarkObservationCost(b *testing.B) {
 // alternating rounds by a server without the cache (ns/req-uncached) and
 // one with it (ns/req-cached), in the CPU time of the benchmark's thread.
 func BenchmarkPageCacheSaves(b *testing.B) {
-	st, err := journalBenchStore()
-	if err != nil {
-		b.Fatal(err)
-	}
-	logw := requestlog.NewWriter(io.Discard, 0)
-	defer logw.Close()
-	log := requestlog.New(logw, requestlog.Text)
+	st, log := observedBenchSetUp(b)
 	handlers := []http.Handler{
 		New(Config{RequestLog: log, PageCacheBytes: -1}, st),
 		New(Config{RequestLog: log}, st),
 	}
-	targets := []string{
-		"/api/v2/network/parameters?pagination.first=100",
-		"/api/v2/snapshots?pagination.first=100",
-		"/transactions?first=50",
-		"/transactions?first=50&cmdTypes=Batch+Proposal",
-		"/api/v2/games?pagination.first=100",
-	}
 	const perRound = 1000
-	for _, target := range targets {
-		b.Run(strings.TrimPrefix(target, "/"), func(b *testing.B) {
+	for _, page := range wirePages {
+		target := page.target
+		b.Run(page.name, func(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, target, nil)
 			w := &deadlineDiscard{discard{h: http.Header{}}}
 			serve := func(h http.Handler) {
@@ -174,4 +149,29 @@ func alternatingRounds(b *testing.B, handlers []http.Handler, perRound int, serv
 		ns[i] = float64(d.Nanoseconds()) / float64(b.N*perRound)
 	}
 	return ns
+}
+
+// benchPage is a page the benchmarks serve: a sub-benchmark's name and the
+// request's target.
+type benchPage struct{ name, target string }
+
+// wirePages are the pages make bench-wire measures.
+var wirePages = []benchPage{
+	{"networkparameters", "/api/v2/network/parameters?pagination.first=100"},
+	{"snapshots", "/api/v2/snapshots?pagination.first=100"},
+	{"transactions", "/transactions?first=50"},
+	{"transactions-cmdtypes", "/transactions?first=50&cmdTypes=Batch+Proposal"},
+	{"games", "/api/v2/games?pagination.first=100"},
+}
+
+// observedBenchSetUp returns the journal benchmarks' store and a text
+// request log writing to nowhere, closed when b ends.
+func observedBenchSetUp(b *testing.B) (*store.Store, *requestlog.Log) {
+	st, err := journalBenchStore()
+	if err != nil {
+		b.Fatal(err)
+	}
+	logw := requestlog.NewWriter(io.Discard, 0)
+	b.Cleanup(func() { logw.Close() })
+	return st, requestlog.New(logw, requestlog.Text)
 }
