@@ -1,51 +1,40 @@
 package paging
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
-	"github.com/chaindata/harness/generators/world"
-	"github.com/chaindata/harness/mockserver"
-	"github.com/chaindata/harness/mockserver/store"
+	"github.com/chaindata/harness/mockserver/mocktest"
 )
 
-// mockRequests counts the requests mockURL's server answered.
-var mockRequests atomic.Int64
-
-// mockURL serves the default world's mock for the package's tests.
-var mockURL = sync.OnceValues(func() (string, error) {
-	w, err := world.Generate(world.Options{Seed: 1, Scale: 0.1})
-	if err != nil {
-		return "", err
-	}
-	s, err := store.New(w)
-	if err != nil {
-		return "", err
-	}
-	mock := mockserver.New(mockserver.Config{}, s)
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mockRequests.Add(1)
-		mock.ServeHTTP(w, r)
-	})).URL, nil
+// mock serves the default world (scale 0.1) for the package's tests.
+var mock = sync.OnceValues(func() (*mocktest.Server, error) {
+	return mocktest.Start(mocktest.Options{Seed: 1})
 })
+
+// asked returns the ID of the newest request srv's journal holds: how many
+// it has received.
+func asked(srv *mocktest.Server) uint64 {
+	if rs := srv.Requests(); len(rs) > 0 {
+		return rs[0].ID
+	}
+	return 0
+}
 
 // walkedState walks the mock's key rotations as SetUp does, with pages of
 // size rows (the backward walk's too), without catching up.
 func walkedState(t *testing.T, size int) *PagedState {
 	t.Helper()
-	base, err := mockURL()
+	srv, err := mock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Config{BaseURL: base}
+	cfg := config.Config{BaseURL: srv.URL}
 	client.ConfigureTraffic(cfg) // a loopback deployment: no pacing
 	c := client.NewClient(cfg)
 	st := &PagedState{Listing: RotationsListing, Client: c, Size: size, BSize: size}
@@ -100,12 +89,13 @@ func TestCatchUp(t *testing.T) {
 
 		// Walks that lack nothing are left as they are, and not asked
 		// again.
-		asked := mockRequests.Load()
+		srv, _ := mock()
+		before := asked(srv)
 		st.catchUp()
 		if st.Bwd.CaughtUp != k || st.Asc.CaughtUp != k || st.BwdAnchored.CaughtUp != k || joined(st.Bwd.Rows) != fwd {
 			t.Errorf("size %d: walks that lack nothing changed", size)
 		}
-		if n := mockRequests.Load() - asked; n != 0 {
+		if n := asked(srv) - before; n != 0 {
 			t.Errorf("size %d: walks that lack nothing were asked again (%d requests)", size, n)
 		}
 	}

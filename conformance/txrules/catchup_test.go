@@ -1,50 +1,38 @@
 package txrules
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/chaindata/harness/conformance/client"
 	"github.com/chaindata/harness/conformance/config"
 	"github.com/chaindata/harness/conformance/paging"
-	"github.com/chaindata/harness/generators/world"
-	"github.com/chaindata/harness/mockserver"
-	"github.com/chaindata/harness/mockserver/store"
+	"github.com/chaindata/harness/mockserver/mocktest"
 )
 
-// walkedTransactions walks the default world's transactions down and back
-// up as setUp does, with pages of size rows, without catching up; asked
-// counts the mock's requests.
-func walkedTransactions(t *testing.T, size int, asked *atomic.Int64) (*txState, paging.Row) {
+// walkedTransactions walks the transactions of the default world at
+// scale 0.05 down and back up as setUp does, with pages of size rows,
+// without catching up; asked returns the requests the mock has received.
+func walkedTransactions(t *testing.T, size int) (ts *txState, anchor paging.Row, asked func() uint64) {
 	t.Helper()
-	w, err := world.Generate(world.Options{Seed: 1, Scale: 0.05})
-	if err != nil {
-		t.Fatal(err)
+	srv := mocktest.New(t, mocktest.Options{Seed: 1, Scale: 0.05})
+	asked = func() uint64 {
+		if rs := srv.Requests(); len(rs) > 0 {
+			return rs[0].ID
+		}
+		return 0
 	}
-	st, err := store.New(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mock := mockserver.New(mockserver.Config{}, st)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		asked.Add(1)
-		mock.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
 	cfg := config.Config{BaseURL: srv.URL, TransactionsURL: srv.URL, MaxPages: 1000}
 	client.ConfigureTraffic(cfg) // a loopback deployment: no pacing
-	ts := &txState{cfg: cfg, c: client.NewClient(cfg), size: size, seenIdent: map[string]bool{}}
+	ts = &txState{cfg: cfg, c: client.NewClient(cfg), size: size, seenIdent: map[string]bool{}}
 	ts.down = ts.walkDown(nil)
 	ts.cut = paging.NewCutoff(ts.down.Rows, txCompare)
-	anchor := ts.down.Rows[len(ts.down.Rows)-1]
+	anchor = ts.down.Rows[len(ts.down.Rows)-1]
 	ts.up = ts.walkUp(anchor)
 	if !ts.down.Complete || !ts.up.Complete || len(ts.down.Rows) < 3 {
 		t.Fatalf("the walks did not complete: %d rows", len(ts.down.Rows))
 	}
-	return ts, anchor
+	return ts, anchor, asked
 }
 
 func idents(rows []paging.Row) string {
@@ -61,8 +49,7 @@ func idents(rows []paging.Row) string {
 // to a walk cut short.
 func TestCatchUp(t *testing.T) {
 	for _, size := range []int{40, 5000} { // several pages, one page
-		var asked atomic.Int64
-		ts, anchor := walkedTransactions(t, size, &asked)
+		ts, anchor, asked := walkedTransactions(t, size)
 		want := idents(ts.down.Rows[:len(ts.down.Rows)-1])
 		k := 0
 		for k < len(ts.up.Rows) && ts.up.Rows[k].Key.Num == ts.up.Rows[0].Key.Num {
@@ -73,9 +60,9 @@ func TestCatchUp(t *testing.T) {
 		if ts.up.CaughtUp != k || idents(ts.up.Rows) != want {
 			t.Errorf("size %d: caught up %d rows, want %d; rows those of the walk down: %t", size, ts.up.CaughtUp, k, idents(ts.up.Rows) == want)
 		}
-		before := asked.Load()
+		before := asked()
 		ts.catchUp(anchor)
-		if n := asked.Load() - before; n != 0 || ts.up.CaughtUp != k {
+		if n := asked() - before; n != 0 || ts.up.CaughtUp != k {
 			t.Errorf("size %d: a walk that lacks nothing was asked again (%d requests) or changed", size, n)
 		}
 	}
@@ -87,8 +74,7 @@ func TestCatchUp(t *testing.T) {
 		{"a row the deployment never serves", func(ts *txState) {}},
 		{"the walk up was cut short", func(ts *txState) { ts.up.Complete = false }},
 	} {
-		var asked atomic.Int64
-		ts, anchor := walkedTransactions(t, 40, &asked)
+		ts, anchor, _ := walkedTransactions(t, 40)
 		r := ts.down.Rows[0]
 		r.Key.Num++
 		r.Ident = "transaction never served"
