@@ -161,7 +161,14 @@ func serve(t testing.TB, cfg Config, w *world.World) *testServer {
 // serveHandler starts h, a server of w, for the duration of the test.
 func serveHandler(t testing.TB, h http.Handler, w *world.World) *testServer {
 	t.Helper()
-	hs := httptest.NewServer(h)
+	hs := httptest.NewUnstartedServer(h)
+	if s, ok := h.(*Server); ok {
+		// Served as harness serve serves it: its http.Server, each page in
+		// one write (Listener).
+		hs.Config = s.HTTPServer()
+		hs.Listener = Listener(hs.Listener)
+	}
+	hs.Start()
 	t.Cleanup(hs.Close)
 	return &testServer{
 		url: hs.URL,

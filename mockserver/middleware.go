@@ -178,15 +178,21 @@ func writeDeadlines(next http.Handler, base time.Duration, rate int, rc *reclaim
 }
 
 // connDeadline is the write deadline a connection has, as the answers on
-// it set it (writeDeadlines): HTTPServer gives each connection one.
-type connDeadline struct{ at time.Time }
+// it set it (writeDeadlines): HTTPServer gives each connection one. It
+// also holds the connection itself when it can send a page in one write
+// (Listener), for the answers to announce themselves to (pageconn.go).
+type connDeadline struct {
+	at    time.Time
+	pages *pageConn // nil: not one of Listener's
+}
 
 type connDeadlineKey struct{}
 
 // withConnDeadline is HTTPServer's ConnContext: each connection gets its
 // connDeadline.
-func withConnDeadline(ctx context.Context, _ net.Conn) context.Context {
-	return context.WithValue(ctx, connDeadlineKey{}, new(connDeadline))
+func withConnDeadline(ctx context.Context, c net.Conn) context.Context {
+	pages, _ := c.(*pageConn)
+	return context.WithValue(ctx, connDeadlineKey{}, &connDeadline{pages: pages})
 }
 
 // starter is a writer that knows when its answer began: the mock's

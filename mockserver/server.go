@@ -277,7 +277,7 @@ func newServer(cfg Config, st *store.Store, observed bool) *Server {
 // Handler is s. It has no server-wide WriteTimeout: s sets each answer's
 // write deadline by the answer's size (Config.WriteTimeout), and keeps the
 // one each connection has (ConnContext), so as to set it again only when it
-// moves.
+// moves. Served on a Listener, it sends each page in one write.
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
 		Handler:           s,
@@ -432,11 +432,15 @@ func setBlockHeaders(h http.Header, height, stamp []string) {
 	}
 }
 
-// writeOK writes a 200 answer of body, its Content-Length given.
+// writeOK writes a 200 answer of body, its Content-Length given. Written
+// whole, it goes out in one write on a connection of Listener's.
 func writeOK(w http.ResponseWriter, length []string, body []byte) {
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
 	h["Content-Length"] = length
+	if o, ok := w.(*observedWriter); ok {
+		o.announceWhole(len(body))
+	}
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
 }

@@ -239,7 +239,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 
 	errc := make(chan error, 2)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(mockserver.Listener(ln)) }()
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
 	if cfg.Chain != nil && *blockInterval > 0 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -326,7 +325,8 @@ func hangUp(rc *http.ResponseController, rst bool) {
 	if err != nil {
 		panic(http.ErrAbortHandler)
 	}
-	if tc, ok := conn.(*net.TCPConn); ok && rst {
+	// A TCP connection, or one that wraps it (the mock's Listener).
+	if tc, ok := conn.(interface{ SetLinger(sec int) error }); ok && rst {
 		tc.SetLinger(0)
 	}
 	conn.Close()

@@ -116,7 +116,12 @@ func Start(opts Options) (*Server, error) {
 		st.Close()
 		return nil, fmt.Errorf("options: %w", err)
 	}
-	hs := httptest.NewServer(mock)
+	// Served as harness serve serves it: its http.Server, each page in one
+	// write.
+	hs := httptest.NewUnstartedServer(mock)
+	hs.Config = mock.HTTPServer()
+	hs.Listener = mockserver.Listener(hs.Listener)
+	hs.Start()
 	return &Server{URL: hs.URL, mock: mock, http: hs}, nil
 }
 
