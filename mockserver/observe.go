@@ -46,10 +46,19 @@ type pageNote struct {
 // observing middleware's writer, or one that unwraps to it (a fault that
 // captures the answer to replay it); nil for none.
 func noteOf(w http.ResponseWriter) *pageNote {
+	if o := observerOf(w); o != nil {
+		return &o.note
+	}
+	return nil
+}
+
+// observerOf returns the observing middleware's writer of the request
+// answered through w, as noteOf finds it; nil for none.
+func observerOf(w http.ResponseWriter) *observedWriter {
 	for {
 		switch t := w.(type) {
 		case *observedWriter:
-			return &t.note
+			return t
 		case interface{ Unwrap() http.ResponseWriter }:
 			w = t.Unwrap()
 		default:
@@ -215,6 +224,11 @@ type observedWriter struct {
 	r        *http.Request
 	listing  string
 	warnings []string
+	// page is the answer the page cache keeps for the request's query at
+	// the store's version when it arrived: its warnings are the request's,
+	// its query is not parsed, and the listing's handler serves it while
+	// the version holds (serveCached).
+	page *cachedPage
 	// queries is where the request's query is parsed (note.query): kept
 	// with the writer from request to request, so that parsing one
 	// allocates nothing.
@@ -266,7 +280,14 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		o.id = s.journal.Reserve()
 		listing, known := s.listingOf[r.URL.Path]
 		o.listing = listing
-		o.note.query, o.warnings = s.warn.OfInto(r, listing, known, &o.queries)
+		if known && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			o.page = s.pages.get(r, s.store.Version())
+		}
+		if o.page != nil {
+			o.warnings = o.page.warnings
+		} else {
+			o.note.query, o.warnings = s.warn.OfInto(r, listing, known, &o.queries)
+		}
 		h := w.Header()
 		for _, text := range o.warnings {
 			h.Add(WarningHeader, text)
@@ -293,7 +314,7 @@ func (o *observedWriter) fill(rec *journal.Record) {
 	rec.Request = journal.Request{
 		ID: o.id, Time: o.start.UTC(), Method: r.Method, Path: bounded(r.URL.Path, maxKeptPath),
 		Query: bounded(r.URL.RawQuery, maxKeptQuery), Listing: o.listing, Status: o.status, Fault: n.fault,
-		Warnings: append(o.warnings, n.late...), Cursor: bounded(carriedCursor(o.listing, n.query), maxKeptPath),
+		Warnings: append(o.warnings, n.late...), Cursor: bounded(o.carried(), maxKeptPath),
 		Remote: r.RemoteAddr, Refusal: n.refusal,
 		Client:    bounded(headerValue(r.Header, journal.ClientHeader), maxKeptHeader),
 		UserAgent: bounded(headerValue(r.Header, "User-Agent"), maxKeptHeader),
@@ -337,6 +358,15 @@ func bounded(s string, n int) string {
 // reading the page: no answer, or a cut or garbled body.
 func brokenAnswer(k faults.Kind) bool {
 	return k == faults.Reset || k == faults.Empty || k == faults.Truncate || k == faults.Garbage
+}
+
+// carried returns the cursor the request carries (carriedCursor): as the
+// page cache kept it when the request's query was not parsed.
+func (o *observedWriter) carried() string {
+	if o.page != nil {
+		return o.page.cursor
+	}
+	return carriedCursor(o.listing, o.note.query)
 }
 
 // carriedCursor returns the cursor a request to listing carries: its after,

@@ -415,7 +415,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, blockHeaders boo
 		writeError(w, err)
 	} else {
 		writeOK(w, []string{strconv.Itoa(len(b))}, b)
-		s.pages.put(r, version, b, height, ts, noteOf(w))
+		s.pages.put(r, version, b, height, ts, observerOf(w))
 	}
 	if cap(b) <= 4<<20 {
 		*bp = b
