@@ -10,6 +10,13 @@
 //	st, _ := store.New(w)
 //	http.ListenAndServe("127.0.0.1:8080", mockserver.New(mockserver.Config{}, st))
 //
+// harness serve serves it as a server facing hostile clients should be
+// served (HTTPServer: its timeouts and header limit), on a listener whose
+// connections send each page in one write (Listener):
+//
+//	ln, _ := net.Listen("tcp", "127.0.0.1:8080")
+//	mockserver.New(mockserver.Config{}, st).HTTPServer().Serve(mockserver.Listener(ln))
+//
 // The mock is also a test partner. A store.Chain grows the store as a live
 // network does, appending whole blocks at the newest end of every listing;
 // faults (package faults) make it misbehave on purpose, by rule or by a

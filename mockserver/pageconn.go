@@ -42,9 +42,12 @@ var headEnd = []byte("\r\n\r\n")
 const heldCap = 8 << 10
 
 // heldBufs are the buffers connections hold answers in, used again from
-// answer to answer rather than kept by each idle connection; one grown
-// past twice heldCap (headers of tens of kilobytes) is let go.
+// answer to answer rather than kept by each idle connection.
 var heldBufs = sync.Pool{New: func() any { b := make([]byte, 0, heldCap); return &b }}
+
+// reusable reports whether a buffer of capacity n goes back to heldBufs:
+// one grown past twice heldCap (headers of tens of kilobytes) is let go.
+func reusable(n int) bool { return n <= 2*heldCap }
 
 // Listener returns ln with its TCP connections able to send a page the
 // mock writes whole in one write (see HTTPServer); other connections are
@@ -144,7 +147,7 @@ func (c *pageConn) release(p []byte) (int, error) {
 		n, err = c.send(&bufs)
 		c.vec = [2][]byte{}
 	}
-	if cap(*held) <= 2*heldCap {
+	if reusable(cap(*held)) {
 		*held = (*held)[:0]
 		heldBufs.Put(held)
 	}

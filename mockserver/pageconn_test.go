@@ -87,6 +87,9 @@ func rawAnswer(headerBytes, bodyBytes int) []byte {
 	return append([]byte(head), body...)
 }
 
+// headEndAt returns where the headers' end of an answer starts.
+func headEndAt(b []byte) int { return bytes.Index(b, headEnd) }
+
 // pieces cuts b at the offsets given (each from b's start).
 func pieces(b []byte, at ...int) [][]byte {
 	var out [][]byte
@@ -113,7 +116,11 @@ func TestPageConnSendsAnAnnouncedAnswerInOneWrite(t *testing.T) {
 		{"one write of headers and body", small, 1000, pieces(small), 1},
 		{"net/http's buffer, then the body's rest", page, 18658, pieces(page, 4096), 1},
 		{"the body in several pieces", page, 18658, pieces(page, 4096, 9000, 9001, 15000), 1},
-		{"headers' end split between writes", page, 18658, pieces(page, 298, 4096), 1},
+		// The headers' end, "\r\n\r\n", cut after each of its bytes.
+		{"headers' end cut after its first byte", page, 18658, pieces(page, headEndAt(page)+1, 4096), 1},
+		{"headers' end cut after its second byte", page, 18658, pieces(page, headEndAt(page)+2, 4096), 1},
+		{"headers' end cut after its third byte", page, 18658, pieces(page, headEndAt(page)+3, 4096), 1},
+		{"headers' end in a write of its own", page, 18658, pieces(page, headEndAt(page)+1, headEndAt(page)+3, 4096), 1},
 		{"headers longer than the first write", bigHead, 3000, pieces(bigHead, 4096), 1},
 		{"a body past what is held, in one write", huge, 512 << 10, pieces(huge, 4096), 1},
 		// Held up to maxHeld, then sent with the piece that passes it; the
@@ -176,6 +183,36 @@ func TestPageConnHoldsUntilTheLastByte(t *testing.T) {
 	}
 	if got := readN(t, client, len(page)); !bytes.Equal(got, page) || *sends != 1 {
 		t.Fatalf("%d sends, the bytes equal: %v", *sends, bytes.Equal(got, page))
+	}
+}
+
+// TestPageConnHoldsAtMostMaxHeld: an answer's bytes are held up to maxHeld
+// and no further: the write that would pass it sends them with its own.
+func TestPageConnHoldsAtMostMaxHeld(t *testing.T) {
+	c, sends, client := connPair(t)
+	huge := rawAnswer(300, 512<<10)
+	c.expect(512 << 10)
+	for _, w := range pieces(huge[:maxHeld], 4096) {
+		if _, err := c.Write(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if *sends != 0 {
+		t.Fatalf("sent with exactly maxHeld bytes held")
+	}
+	nothingMore(t, client)
+	next := huge[maxHeld : maxHeld+1000]
+	if _, err := c.Write(next); err != nil {
+		t.Fatal(err)
+	}
+	if got := readN(t, client, maxHeld+len(next)); !bytes.Equal(got, huge[:maxHeld+len(next)]) || *sends != 1 {
+		t.Fatalf("%d sends; the bytes held and the write past maxHeld equal: %v", *sends, bytes.Equal(got, huge[:maxHeld+len(next)]))
+	}
+	if _, err := c.Write(huge[maxHeld+len(next):]); err != nil {
+		t.Fatal(err)
+	}
+	if got := readN(t, client, len(huge)-maxHeld-len(next)); !bytes.Equal(got, huge[maxHeld+len(next):]) {
+		t.Fatal("the rest differs")
 	}
 }
 
@@ -361,6 +398,17 @@ func TestPageConnWriteErrors(t *testing.T) {
 			t.Fatalf("Write: %d, %v; want the 10 bytes of it sent", n, err)
 		}
 	})
+}
+
+func TestReusable(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		want bool
+	}{{heldCap, true}, {2 * heldCap, true}, {2*heldCap + 1, false}, {maxHeld, false}} {
+		if got := reusable(tt.n); got != tt.want {
+			t.Errorf("reusable(%d) = %v, want %v", tt.n, got, tt.want)
+		}
+	}
 }
 
 // fakeListener accepts conn, or fails with err.
