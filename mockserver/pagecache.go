@@ -147,14 +147,16 @@ func (s *Server) cached(h http.HandlerFunc) http.HandlerFunc {
 // version (a latency fault may have let a block in meanwhile).
 func (s *Server) serveCached(w http.ResponseWriter, r *http.Request) bool {
 	version := s.store.Version()
+	o := observerOf(w)
 	var p *cachedPage
-	if o, ok := w.(*observedWriter); ok && o.page != nil && o.page.version == version {
+	if o != nil && o.page != nil && o.page.version == version {
 		p = o.page
 	} else if p = s.pages.get(r, version); p == nil {
 		return false
 	}
 	s.pages.hits.Add(1)
-	if n := noteOf(w); n != nil {
+	if o != nil {
+		n := &o.note
 		n.answered, n.Page, n.start, n.end, n.late = p.answered, p.page, p.start, p.end, p.late
 	}
 	setBlockHeaders(w.Header(), p.height, p.stamp)
